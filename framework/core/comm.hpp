@@ -1,0 +1,44 @@
+#pragma once
+// A non-owning handle on an MPI communicator with the few collectives the framework needs.
+// MPI is part of the framework (not a backend): every backend shares the same communicator.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kinema {
+
+class Comm {
+ public:
+  Comm() : comm_(MPI_COMM_WORLD) {}
+  explicit Comm(MPI_Comm comm) : comm_(comm) {}
+  static Comm world() { return Comm(MPI_COMM_WORLD); }
+  static Comm self() { return Comm(MPI_COMM_SELF); }
+
+  MPI_Comm raw() const { return comm_; }
+  int rank() const;
+  int size() const;
+  bool isRoot() const { return rank() == 0; }
+  void barrier() const;
+
+  double sum(double x) const;
+  double min(double x) const;
+  double max(double x) const;
+  std::int64_t sum(std::int64_t x) const;
+  std::int64_t min(std::int64_t x) const;
+  std::int64_t max(std::int64_t x) const;
+  // Logical OR / AND across ranks (e.g. "did any rank see a NaN").
+  bool any(bool x) const;
+  bool all(bool x) const;
+  // Exclusive prefix sum (rank r gets the sum over ranks < r).
+  std::int64_t exscan(std::int64_t x) const;
+  std::vector<std::int64_t> allgather(std::int64_t x) const;
+  // Broadcasts a string from root.
+  std::string broadcast(const std::string& s, int root = 0) const;
+
+ private:
+  MPI_Comm comm_;
+};
+
+}  // namespace kinema

@@ -1,0 +1,60 @@
+#pragma once
+// Backend: the factory of every object of the layer, registered by name ("eigen", "petsc",
+// "trilinos"). Modules receive a Backend& and never know which one it is.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/core/config.hpp"
+#include "framework/core/registry.hpp"
+#include "framework/la/linear_solver.hpp"
+#include "framework/la/matrix_assembler.hpp"
+
+namespace kinema::la {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // True if objects may span several ranks (maps whose communicator has more than one rank).
+  virtual bool distributed() const = 0;
+
+  virtual std::unique_ptr<Vector> createVector(IndexMapPtr map) const = 0;
+  // Square bs x bs blocks; rows and columns must have the same block size.
+  virtual std::unique_ptr<MatrixAssembler> createAssembler(IndexMapPtr rows, IndexMapPtr cols) const = 0;
+  // A preconditioner by the layer's name. The default looks the name up in nativePreconditioners()
+  // via createNativePreconditioner, then in the framework's customPreconditioners().
+  std::unique_ptr<Preconditioner> createPreconditioner(const std::string& name) const;
+  virtual std::unique_ptr<LinearSolver> createLinearSolver(const LinearSolverOptions& opts) const = 0;
+
+  // Names this backend maps onto its own implementations.
+  virtual std::vector<std::string> nativePreconditioners() const = 0;
+  virtual std::vector<std::string> solverTypes() const = 0;
+
+  // Throws an InputError if `map` spans several ranks and this backend cannot hold such objects,
+  // naming the backends that can.
+  void requireUsable(const IndexMap& map) const;
+
+ protected:
+  virtual std::unique_ptr<Preconditioner> createNativePreconditioner(const std::string& name) const = 0;
+};
+
+using BackendPtr = std::unique_ptr<Backend>;
+
+struct BackendEntry {
+  std::string name;
+  std::string help;
+  bool distributed = false;
+  // Declares the backend's own parameters (under `backend.<name>.`).
+  std::function<void(ParamSchema&)> declare;
+  std::function<BackendPtr(const Config&)> make;
+};
+NamedRegistry<BackendEntry>& backends();
+
+// Declares `backend.name` (choices: every registered backend) and each backend's parameters.
+void declareBackendParams(ParamSchema& schema);
+// Creates the backend named by `backend.name` in a validated config.
+BackendPtr createBackend(const Config& config);
+
+}  // namespace kinema::la

@@ -1,0 +1,50 @@
+#pragma once
+// LinearSolver: solves A x = b with a Krylov method or a direct factorisation, preconditioned.
+// Every solve returns statistics that reach the diagnostics.
+//
+// Convergence (the same on every backend): ||b - A x||_2 <= max(rtol * ||b||_2, atol), with the
+// true (unpreconditioned) residual.
+#include <memory>
+#include <string>
+
+#include "framework/la/preconditioner.hpp"
+
+namespace kinema::la {
+
+struct SolverStats {
+  int iterations = 0;
+  double initialResidual = 0;  // ||b - A x0||
+  double finalResidual = 0;    // ||b - A x|| at exit
+  double rhsNorm = 0;          // ||b||
+  bool converged = false;
+  std::string reason;          // "rtol", "atol", "direct", "max_iterations", "breakdown", ...
+  double seconds = 0;
+};
+
+struct LinearSolverOptions {
+  std::string type = "cg";               // cg | minres | gmres | direct
+  std::string preconditioner = "jacobi";  // a name the backend knows, or a custom one
+  double rtol = 1e-8;
+  double atol = 0.0;
+  int maxIterations = 1000;
+  int restart = 30;                       // GMRES restart length
+  std::string prefix;                     // option prefix for native pass-through (PETSc, Belos)
+};
+
+class LinearSolver {
+ public:
+  virtual ~LinearSolver() = default;
+  // Binds the operator and sets the preconditioner up on it. Call again after its values change.
+  virtual void setOperator(OperatorPtr A) = 0;
+  // Replaces the named preconditioner (e.g. with a framework-written one); set up on the next
+  // setOperator, or now if an operator is bound.
+  virtual void setPreconditioner(PreconditionerPtr P) = 0;
+  // x holds the initial guess on entry and the solution on exit. Does not throw on
+  // non-convergence: the caller reads stats.converged.
+  virtual SolverStats solve(const Vector& b, Vector& x) = 0;
+  virtual std::string description() const = 0;
+};
+
+using LinearSolverPtr = std::unique_ptr<LinearSolver>;
+
+}  // namespace kinema::la
