@@ -105,22 +105,28 @@ Config Config::fromString(const std::string& yaml, const std::string& sourceName
 
 void Config::setValue(const std::string& key, const std::string& yamlValue,
                       const std::string& origin) {
-  auto parts = splitKey(key);
   YAML::Node value;
   try {
     value = YAML::Load(yamlValue);
   } catch (const YAML::Exception& e) {
     throw InputError(origin + ": unreadable value: " + e.msg);
   }
+  setNode(key, value, origin);
+}
+
+void Config::setString(const std::string& key, const std::string& value, const std::string& origin) {
+  setNode(key, YAML::Node(value), origin);
+}
+
+void Config::setNode(const std::string& key, const YAML::Node& value, const std::string& origin) {
+  auto parts = splitKey(key);
   YAML::Node cur = root_;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     const YAML::Node& ccur = cur;
-    YAML::Node next = ccur[parts[i]];
-    if (!next || !next.IsMap()) {
-      cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
-      next.reset(ccur[parts[i]]);
-    }
-    cur.reset(next);
+    // A missing key yields an invalid node that cannot be rebound: look it up again after creating.
+    if (!ccur[parts[i]] || !ccur[parts[i]].IsMap()) cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node child = ccur[parts[i]];
+    cur.reset(child);
   }
   cur[parts.back()] = value;
   overrideOrigin_[key] = origin;

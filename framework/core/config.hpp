@@ -24,6 +24,8 @@ class Config {
   void set(const std::string& assignment);
   // Sets one key from YAML text; `origin` names where it came from in messages.
   void setValue(const std::string& key, const std::string& yamlValue, const std::string& origin);
+  // Sets one key to a string, taken literally (paths, names).
+  void setString(const std::string& key, const std::string& value, const std::string& origin);
   // `key: scalar` becomes `key: {field: scalar}` (e.g. `backend: petsc` -> `backend.name: petsc`).
   void expandShorthand(const std::string& key, const std::string& field);
 
@@ -56,6 +58,7 @@ class Config {
  private:
   Config(YAML::Node root, std::string source);
   YAML::Node lookup(const std::string& key) const;
+  void setNode(const std::string& key, const YAML::Node& value, const std::string& origin);
   std::string locate(const std::string& key, const YAML::Node& node) const;
   const ParamSpec& specFor(const std::string& key, ParamType expected) const;
 

@@ -14,7 +14,10 @@ Error& Error::addContext(const std::string& context) {
 
 void Error::rebuild() {
   full_ = message_;
-  for (const auto& c : contexts_) full_ += "\n  " + c;
+  for (const auto& c : contexts_) {
+    full_.append("\n  ");
+    full_.append(c);
+  }
 }
 
 void throwAt(const char* file, int line, const std::string& message) {
