@@ -40,6 +40,8 @@ class H5File {
   void writeAttribute(const std::string& object, const std::string& name, std::int64_t value);
   void writeAttribute(const std::string& object, const std::string& name, const std::string& value);
   void createGroup(const std::string& group);
+  // Unlinks a group or dataset (no-op if missing). HDF5 does not reclaim the space.
+  void remove(const std::string& path);
 
   bool exists(const std::string& path) const;
   Shape shape(const std::string& dataset) const;
