@@ -7,8 +7,9 @@
 
 int main(int argc, char** argv) {
   kinema::MpiContext mpi(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
+  // Before InitGoogleTest: parameterised suites list the registered backends when it runs.
   kinema::registerBuiltins();
+  ::testing::InitGoogleTest(&argc, argv);
   kinema::Comm world = kinema::Comm::world();
   if (world.rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

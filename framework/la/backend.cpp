@@ -1,0 +1,87 @@
+#include "framework/la/backend.hpp"
+
+#include <algorithm>
+
+#include "framework/core/error.hpp"
+
+namespace kinema::la {
+
+namespace {
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? "none" : s;
+}
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+}  // namespace
+
+std::unique_ptr<Preconditioner> Backend::createPreconditioner(const std::string& name) const {
+  const std::vector<std::string> native = nativePreconditioners();
+  if (contains(native, name)) return createNativePreconditioner(name);
+  if (name == "none") return std::make_unique<IdentityPreconditioner>();
+  if (customPreconditioners().has(name)) return customPreconditioners().get(name).make();
+
+  std::vector<std::string> known = native;
+  if (!contains(known, "none")) known.insert(known.begin(), "none");
+  std::string msg = str("backend '", this->name(), "' has no preconditioner '", name, "'");
+  if (name == "amg")
+    msg += "; algebraic multigrid comes with the petsc (GAMG, hypre) and trilinos (MueLu) backends";
+  std::string best;
+  std::size_t bestD = std::string::npos;
+  for (const auto& n : known) {
+    const std::size_t d = editDistance(name, n);
+    if (d < bestD) bestD = d, best = n;
+  }
+  for (const auto& n : customPreconditioners().names()) {
+    const std::size_t d = editDistance(name, n);
+    if (d < bestD) bestD = d, best = n;
+  }
+  if (name != "amg" && !best.empty() && bestD <= std::max<std::size_t>(2, name.size() / 3))
+    msg += "; did you mean '" + best + "'?";
+  msg += str(" (", this->name(), " provides: ", joined(known),
+             "; framework preconditioners: ", customPreconditioners().joinedNames(), ")");
+  throw InputError(msg);
+}
+
+void Backend::requireUsable(const IndexMap& map) const {
+  const int ranks = map.comm().size();
+  if (ranks <= 1 || distributed()) return;
+  std::vector<std::string> capable;
+  for (const auto& [n, e] : backends().entries())
+    if (e.distributed) capable.push_back(n);
+  std::string msg = str("the ", name(), " backend holds global objects in one process, but this run has ",
+                        ranks, " ranks; ");
+  if (capable.empty())
+    msg += "no distributed backend is registered yet (petsc and trilinos arrive with their backends)";
+  else
+    msg += "use a distributed backend: " + joined(capable);
+  throw InputError(msg);
+}
+
+NamedRegistry<BackendEntry>& backends() {
+  static NamedRegistry<BackendEntry> registry("backend");
+  return registry;
+}
+
+void declareBackendParams(ParamSchema& schema) {
+  const std::vector<std::string> names = backends().names();
+  KINEMA_CHECK(!names.empty(), "no linear-algebra backend is registered");
+  const std::string def = backends().has("eigen") ? "eigen" : names.front();
+  schema.addChoice("backend.name", def, names,
+                   "linear-algebra backend holding vectors, matrices and solvers");
+  for (const auto& [n, e] : backends().entries())
+    if (e.declare) e.declare(schema);
+}
+
+BackendPtr createBackend(const Config& config) {
+  const std::string& name = config.getString("backend.name");
+  const BackendEntry& entry = backends().get(name);
+  KINEMA_CHECK(static_cast<bool>(entry.make), "backend '", name, "' has no factory");
+  BackendPtr b = entry.make(config);
+  KINEMA_CHECK(b != nullptr, "backend '", name, "' factory returned nothing");
+  return b;
+}
+
+}  // namespace kinema::la

@@ -1,0 +1,407 @@
+// CG, MINRES and GMRES(m) over the abstract Vector API. Every method declares convergence on the
+// true residual ||b - A x||_2 <= max(rtol ||b||, atol): CG and MINRES monitor a recurrence and
+// confirm with the true residual (restarting the recurrence from it if the two have drifted
+// apart), GMRES checks the true residual at the end of every cycle. Work vectors are allocated
+// once per solve, never inside the iteration loops.
+#include "framework/la/krylov.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "framework/core/error.hpp"
+
+namespace kinema::la {
+
+namespace {
+
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
+struct Target {
+  double tol;
+  const char* reason;  // the criterion that sets the bar: the larger of the two
+};
+
+Target target(double bnorm, const LinearSolverOptions& o) {
+  const double rel = o.rtol * bnorm;
+  return rel >= o.atol ? Target{rel, "rtol"} : Target{o.atol, "atol"};
+}
+
+// r = b - A x, returns ||r||_2.
+double trueResidual(const Operator& A, const Vector& b, const Vector& x, Vector& r) {
+  A.apply(x, r);
+  r.axpby(1.0, b, -1.0);
+  return r.norm2();
+}
+
+void checkShapes(const Operator& A, const Vector& b, const Vector& x, const char* method) {
+  if (!b.map().compatible(*A.rangeMap()))
+    throw Error(str(method, ": the right-hand side is not on the range map of operator '",
+                    A.description(), "'"));
+  if (!x.map().compatible(*A.domainMap()))
+    throw Error(str(method, ": the solution vector is not on the domain map of operator '",
+                    A.description(), "'"));
+  if (!A.domainMap()->compatible(*A.rangeMap()))
+    throw Error(str(method, ": operator '", A.description(),
+                    "' is not square (domain and range maps differ)"));
+  KINEMA_CHECK(x.map().compatible(b.map()), method, ": x and b have different distributions");
+}
+
+class Clock {
+ public:
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
+
+// Shared prologue: stats, r = b - A x0. Returns true if the solve is already finished
+// (b = 0, a non-finite input, or x0 already meets the tolerance).
+bool start(const Operator& A, const Vector& b, Vector& x, Vector& r, const LinearSolverOptions& o,
+           SolverStats& s) {
+  KINEMA_CHECK(o.maxIterations >= 0, "linear solver: max_iterations must be >= 0");
+  s.rhsNorm = b.norm2();
+  s.initialResidual = trueResidual(A, b, x, r);
+  s.finalResidual = s.initialResidual;
+  if (s.rhsNorm == 0.0) {  // the solution is exactly zero
+    x.set(0.0);
+    s.finalResidual = 0.0;
+    s.converged = true;
+    s.reason = "zero_rhs";
+    return true;
+  }
+  if (!std::isfinite(s.rhsNorm) || !std::isfinite(s.initialResidual)) {
+    s.reason = "breakdown";
+    return true;
+  }
+  const Target t = target(s.rhsNorm, o);
+  if (s.initialResidual <= t.tol) {
+    s.converged = true;
+    s.reason = t.reason;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+SolverStats conjugateGradient(const Operator& A, const Preconditioner& M, const Vector& b, Vector& x,
+                              const LinearSolverOptions& opts) {
+  Clock clock;
+  checkShapes(A, b, x, "cg");
+  SolverStats s;
+  VectorPtr r = b.zerosLike();
+  if (start(A, b, x, *r, opts, s)) {
+    s.seconds = clock.seconds();
+    return s;
+  }
+  VectorPtr z = x.zerosLike(), p = x.zerosLike(), q = b.zerosLike();
+  const Target t = target(s.rhsNorm, opts);
+
+  double rnorm = s.initialResidual;  // true residual whenever `fresh`
+  bool fresh = true, rIsTrue = true;
+  double rz = 0.0;
+  int k = 0;
+  while (true) {
+    if (rIsTrue && rnorm <= t.tol) {
+      s.converged = true;
+      s.reason = t.reason;
+      break;
+    }
+    if (k >= opts.maxIterations) {
+      s.reason = "max_iterations";
+      break;
+    }
+    if (fresh) {  // (re)start the directions from the current residual
+      M.apply(*r, *z);
+      rz = r->dot(*z);
+      if (!(rz > 0.0)) {  // M is not positive definite (or r = 0 in M's null space)
+        s.reason = "breakdown";
+        break;
+      }
+      p->copy(*z);
+      fresh = false;
+    }
+    A.apply(*p, *q);
+    const double pq = p->dot(*q);
+    if (!(pq > 0.0)) {  // negative (or zero) curvature: CG needs A SPD
+      s.reason = pq < 0.0 ? "indefinite" : "breakdown";
+      break;
+    }
+    const double alpha = rz / pq;
+    x.axpy(alpha, *p);
+    r->axpy(-alpha, *q);
+    ++k;
+    rnorm = r->norm2();
+    rIsTrue = false;
+    if (rnorm <= t.tol) {  // confirm on the true residual; restart from it if they disagree
+      rnorm = trueResidual(A, b, x, *r);
+      rIsTrue = fresh = true;
+      continue;
+    }
+    M.apply(*r, *z);
+    const double rzNew = r->dot(*z);
+    if (!(rzNew > 0.0)) {
+      s.reason = "breakdown";
+      break;
+    }
+    p->axpby(1.0, *z, rzNew / rz);
+    rz = rzNew;
+  }
+  s.iterations = k;
+  s.finalResidual = rIsTrue ? rnorm : trueResidual(A, b, x, *r);
+  s.seconds = clock.seconds();
+  return s;
+}
+
+// Preconditioned MINRES after Paige & Saunders (1975), in the form of SOL's minres.m, plus a
+// recurrence for the unpreconditioned residual r_k = r_{k-1} - phi_k A w_k (the method's own
+// estimate phibar is the M^{-1}-norm, not the 2-norm the convergence test is stated in).
+SolverStats minres(const Operator& A, const Preconditioner& M, const Vector& b, Vector& x,
+                   const LinearSolverOptions& opts) {
+  Clock clock;
+  checkShapes(A, b, x, "minres");
+  SolverStats s;
+  VectorPtr r1 = b.zerosLike();
+  if (start(A, b, x, *r1, opts, s)) {
+    s.seconds = clock.seconds();
+    return s;
+  }
+  VectorPtr r2 = b.zerosLike(), y = b.zerosLike(), v = x.zerosLike();
+  VectorPtr w = x.zerosLike(), w1 = x.zerosLike(), w2 = x.zerosLike();
+  VectorPtr Av = b.zerosLike(), Aw = b.zerosLike(), Aw1 = b.zerosLike(), Aw2 = b.zerosLike();
+  VectorPtr rr = b.zerosLike();
+  const Target t = target(s.rhsNorm, opts);
+
+  double rnorm = s.initialResidual;  // true residual, held in r1 at each (re)start
+  int k = 0;
+  while (true) {
+    if (rnorm <= t.tol) {
+      s.converged = true;
+      s.reason = t.reason;
+      break;
+    }
+    if (k >= opts.maxIterations) {
+      s.reason = "max_iterations";
+      break;
+    }
+    // (Re)start the Lanczos process from the true residual in r1.
+    rr->copy(*r1);
+    r2->copy(*r1);
+    M.apply(*r1, *y);
+    double beta1 = r1->dot(*y);
+    if (!(beta1 > 0.0)) {  // M is not positive definite
+      s.reason = "breakdown";
+      break;
+    }
+    beta1 = std::sqrt(beta1);
+    for (Vector* u : {w.get(), w1.get(), w2.get(), Aw.get(), Aw1.get(), Aw2.get()}) u->set(0.0);
+    double oldb = 0.0, beta = beta1, dbar = 0.0, epsln = 0.0, phibar = beta1;
+    double tnorm2 = 0.0, cs = -1.0, sn = 0.0;
+    bool lanczosEnd = false, badPreconditioner = false;
+    for (int it = 1; k < opts.maxIterations; ++it) {
+      v->axpby(1.0 / beta, *y, 0.0);
+      A.apply(*v, *y);
+      Av->copy(*y);
+      if (it >= 2) y->axpy(-beta / oldb, *r1);
+      const double alfa = v->dot(*y);
+      y->axpy(-alfa / beta, *r2);
+      std::swap(r1, r2);  // r1 <- r2, r2 <- y, y reuses the old r1
+      std::swap(r2, y);
+      M.apply(*r2, *y);
+      oldb = beta;
+      const double bb = r2->dot(*y);
+      if (bb < 0.0) badPreconditioner = true;
+      beta = std::sqrt(std::max(bb, 0.0));
+      tnorm2 += alfa * alfa + oldb * oldb + beta * beta;
+
+      // Previous rotation, then the new one that annihilates beta.
+      const double oldeps = epsln;
+      const double delta = cs * dbar + sn * alfa;
+      const double gbar = sn * dbar - cs * alfa;
+      epsln = sn * beta;
+      dbar = -cs * beta;
+      const double gamma = std::max(std::hypot(gbar, beta), kEps);
+      cs = gbar / gamma;
+      sn = beta / gamma;
+      const double phi = cs * phibar;
+      phibar = sn * phibar;
+
+      // w_k = (v_k - oldeps w_{k-2} - delta w_{k-1}) / gamma, and the same for A w.
+      const double denom = 1.0 / gamma;
+      std::swap(w1, w2);  // w1 <- w2, w2 <- w, w reuses the old w1
+      std::swap(w2, w);
+      w->axpby(denom, *v, 0.0);
+      w->axpy(-oldeps * denom, *w1);
+      w->axpy(-delta * denom, *w2);
+      std::swap(Aw1, Aw2);
+      std::swap(Aw2, Aw);
+      Aw->axpby(denom, *Av, 0.0);
+      Aw->axpy(-oldeps * denom, *Aw1);
+      Aw->axpy(-delta * denom, *Aw2);
+      x.axpy(phi, *w);
+      rr->axpy(-phi, *Aw);
+      ++k;
+
+      if (badPreconditioner) break;
+      // beta = 0: the Krylov space is invariant, x is the exact solution in it.
+      if (beta <= 1e-14 * std::sqrt(tnorm2)) {
+        lanczosEnd = true;
+        break;
+      }
+      if (rr->norm2() <= t.tol) break;
+    }
+    rnorm = trueResidual(A, b, x, *r1);
+    if (rnorm <= t.tol) continue;  // reported at the top of the loop
+    if (badPreconditioner || lanczosEnd) {
+      s.reason = "breakdown";
+      break;
+    }
+  }
+  s.iterations = k;
+  s.finalResidual = rnorm;
+  s.seconds = clock.seconds();
+  return s;
+}
+
+// Right-preconditioned GMRES(m): Arnoldi with modified Gram-Schmidt on A M^{-1}, Givens
+// rotations on the Hessenberg matrix (Saad & Schultz 1986). With right preconditioning the
+// least-squares residual is the unpreconditioned one, so the inner test and the true residual
+// agree up to rounding; the true residual is checked at the end of every cycle.
+SolverStats gmres(const Operator& A, const Preconditioner& M, const Vector& b, Vector& x,
+                  const LinearSolverOptions& opts) {
+  Clock clock;
+  checkShapes(A, b, x, "gmres");
+  SolverStats s;
+  VectorPtr r = b.zerosLike();
+  if (start(A, b, x, *r, opts, s)) {
+    s.seconds = clock.seconds();
+    return s;
+  }
+  const int m = std::max(1, std::min(opts.restart, opts.maxIterations));
+  const std::size_t mm = static_cast<std::size_t>(m);
+  std::vector<VectorPtr> V(mm + 1);
+  for (auto& vi : V) vi = b.zerosLike();
+  VectorPtr z = x.zerosLike(), u = x.zerosLike();
+  std::vector<double> H((mm + 1) * mm, 0.0), cs(mm, 0.0), sn(mm, 0.0), g(mm + 1, 0.0), yk(mm, 0.0);
+  auto h = [&](std::size_t i, std::size_t j) -> double& { return H[j * (mm + 1) + i]; };
+  const Target t = target(s.rhsNorm, opts);
+
+  double rnorm = s.initialResidual;
+  int k = 0;
+  while (true) {
+    if (rnorm <= t.tol) {
+      s.converged = true;
+      s.reason = t.reason;
+      break;
+    }
+    if (k >= opts.maxIterations) {
+      s.reason = "max_iterations";
+      break;
+    }
+    const double cycleStart = rnorm;
+    V[0]->axpby(1.0 / rnorm, *r, 0.0);
+    std::fill(g.begin(), g.end(), 0.0);
+    g[0] = rnorm;
+    std::size_t j = 0;
+    bool happy = false;
+    while (j < mm && k < opts.maxIterations) {
+      M.apply(*V[j], *z);
+      A.apply(*z, *V[j + 1]);
+      double colNorm2 = 0.0;
+      for (std::size_t i = 0; i <= j; ++i) {
+        h(i, j) = V[j + 1]->dot(*V[i]);
+        V[j + 1]->axpy(-h(i, j), *V[i]);
+        colNorm2 += h(i, j) * h(i, j);
+      }
+      const double hn = V[j + 1]->norm2();
+      h(j + 1, j) = hn;
+      // Lucky breakdown: the new direction is lost in rounding, the Krylov space is invariant.
+      if (hn > kEps * std::sqrt(colNorm2 + hn * hn))
+        V[j + 1]->scale(1.0 / hn);
+      else
+        happy = true;
+      for (std::size_t i = 0; i < j; ++i) {
+        const double a = h(i, j), c = h(i + 1, j);
+        h(i, j) = cs[i] * a + sn[i] * c;
+        h(i + 1, j) = -sn[i] * a + cs[i] * c;
+      }
+      const double d = std::hypot(h(j, j), h(j + 1, j));
+      cs[j] = d == 0.0 ? 1.0 : h(j, j) / d;
+      sn[j] = d == 0.0 ? 0.0 : h(j + 1, j) / d;
+      h(j, j) = d;
+      h(j + 1, j) = 0.0;
+      g[j + 1] = -sn[j] * g[j];
+      g[j] = cs[j] * g[j];
+      ++j;
+      ++k;
+      if (std::abs(g[j]) <= t.tol || happy) break;
+    }
+    // Least squares: H(0:j, 0:j) y = g(0:j), then x += M^{-1} V y.
+    bool singular = false;
+    for (std::size_t ii = j; ii-- > 0;) {
+      double acc = g[ii];
+      for (std::size_t l = ii + 1; l < j; ++l) acc -= h(ii, l) * yk[l];
+      if (h(ii, ii) == 0.0) {
+        singular = true;
+        yk[ii] = 0.0;
+      } else {
+        yk[ii] = acc / h(ii, ii);
+      }
+    }
+    u->set(0.0);
+    for (std::size_t i = 0; i < j; ++i) u->axpy(yk[i], *V[i]);
+    M.apply(*u, *z);
+    x.axpy(1.0, *z);
+    rnorm = trueResidual(A, b, x, *r);
+    if (rnorm <= t.tol) continue;
+    // An invariant subspace without convergence, or no progress: a restart cannot help.
+    if (singular || !std::isfinite(rnorm) || (happy && rnorm > 0.5 * cycleStart)) {
+      s.reason = "breakdown";
+      break;
+    }
+  }
+  s.iterations = k;
+  s.finalResidual = rnorm;
+  s.seconds = clock.seconds();
+  return s;
+}
+
+KrylovSolver::KrylovSolver(LinearSolverOptions opts, PreconditionerPtr preconditioner)
+    : opts_(std::move(opts)), pc_(std::move(preconditioner)) {
+  if (opts_.type != "cg" && opts_.type != "minres" && opts_.type != "gmres")
+    throw InputError(str("Krylov solver: unknown type '", opts_.type, "' (cg, minres, gmres)"));
+  if (!pc_) pc_ = std::make_shared<IdentityPreconditioner>();
+}
+
+void KrylovSolver::setOperator(OperatorPtr A) {
+  KINEMA_CHECK(A != nullptr, "KrylovSolver::setOperator: null operator");
+  A_ = std::move(A);
+  pc_->setup(A_);
+}
+
+void KrylovSolver::setPreconditioner(PreconditionerPtr P) {
+  pc_ = P ? std::move(P) : std::make_shared<IdentityPreconditioner>();
+  if (A_) pc_->setup(A_);
+}
+
+SolverStats KrylovSolver::solve(const Vector& b, Vector& x) {
+  if (!A_) throw Error(str(description(), ": solve() called before setOperator()"));
+  if (opts_.type == "cg") return conjugateGradient(*A_, *pc_, b, x, opts_);
+  if (opts_.type == "minres") return minres(*A_, *pc_, b, x, opts_);
+  return gmres(*A_, *pc_, b, x, opts_);
+}
+
+std::string KrylovSolver::description() const {
+  std::string d = str(opts_.type, " + ", pc_->name(), " (rtol ", opts_.rtol, ", atol ", opts_.atol,
+                      ", max ", opts_.maxIterations, " iterations");
+  if (opts_.type == "gmres") d += str(", restart ", opts_.restart);
+  return d + ")";
+}
+
+}  // namespace kinema::la

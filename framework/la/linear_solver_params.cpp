@@ -1,0 +1,39 @@
+#include "framework/la/linear_solver_params.hpp"
+
+#include <algorithm>
+
+namespace kinema::la {
+
+void declareLinearSolverParams(ParamSchema& schema, const std::string& prefix,
+                               const LinearSolverOptions& defaults) {
+  const std::string p = prefix.empty() ? "" : prefix + ".";
+  schema.addChoice(p + "type", defaults.type, {"cg", "minres", "gmres", "direct"},
+                   "linear solver: cg (SPD), minres (symmetric), gmres (general) or direct");
+  schema.addString(p + "preconditioner", defaults.preconditioner,
+                   "preconditioner: none, jacobi, ic0, ssor, amg, direct or a framework one");
+  schema.addReal(p + "rtol", defaults.rtol, Range{0.0, 1.0, false, true},
+                 "relative tolerance on the true residual: ||b - Ax|| <= rtol ||b||");
+  schema.addReal(p + "atol", defaults.atol, Range::nonNegative(),
+                 "absolute tolerance on the true residual (the larger of the two wins)");
+  schema.addInt(p + "max_iterations", defaults.maxIterations, Range::atLeast(1),
+                "iteration limit; reaching it is reported, not an error");
+  schema.addInt(p + "restart", defaults.restart, Range::atLeast(1),
+                "GMRES restart length (Krylov vectors kept)");
+}
+
+LinearSolverOptions readLinearSolverOptions(const Config& config, const std::string& prefix) {
+  const std::string p = prefix.empty() ? "" : prefix + ".";
+  LinearSolverOptions o;
+  o.type = config.getString(p + "type");
+  o.preconditioner = config.getString(p + "preconditioner");
+  o.rtol = config.getReal(p + "rtol");
+  o.atol = config.getReal(p + "atol");
+  o.maxIterations = static_cast<int>(config.getInt(p + "max_iterations"));
+  o.restart = static_cast<int>(config.getInt(p + "restart"));
+  o.prefix = prefix;
+  std::replace(o.prefix.begin(), o.prefix.end(), '.', '_');
+  if (!o.prefix.empty()) o.prefix += '_';
+  return o;
+}
+
+}  // namespace kinema::la

@@ -1,0 +1,336 @@
+// Preconditioner and linear solver conformance: every preconditioner and solver type the backend
+// lists, on systems with a known solution, judged by the true residual.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "framework/la/krylov.hpp"
+#include "la_test_util.hpp"
+
+namespace kinema::test {
+namespace {
+
+constexpr GlobalIndex kN = 40;
+
+class SolverTest : public BackendTest {
+ protected:
+  struct System {
+    la::MatrixPtr A;
+    la::VectorPtr b, xstar;
+  };
+  // Assembles p; b = A x* with x* = fA computed from the dense reference.
+  System system(const Problem& p) {
+    auto map = uniform(p.blocks, p.bs);
+    asmb_.push_back(backend->createAssembler(map, map));
+    System s;
+    s.A = assemble(*asmb_.back(), p, comm());
+    const std::vector<double> b = p.matvec(globalValues(p.n(), fA));
+    s.b = s.A->createRangeVector();
+    fill(*s.b, [&](GlobalIndex g) { return b[static_cast<std::size_t>(g)]; });
+    s.xstar = s.A->createDomainVector();
+    fill(*s.xstar, fA);
+    return s;
+  }
+  double trueResidual(const la::Operator& A, const la::Vector& b, const la::Vector& x) {
+    auto r = A.createRangeVector();
+    A.apply(x, *r);
+    r->axpby(1.0, b, -1.0);
+    return r->norm2();
+  }
+  std::vector<std::string> preconditioners() const {
+    std::vector<std::string> n = backend->nativePreconditioners();
+    if (std::find(n.begin(), n.end(), "none") == n.end()) n.insert(n.begin(), "none");
+    return n;
+  }
+  bool hasType(const std::string& t) const {
+    auto v = backend->solverTypes();
+    return std::find(v.begin(), v.end(), t) != v.end();
+  }
+  // Solves from x0 = 0.5 and checks the stats against an independent residual.
+  void solveAndCheck(const System& s, la::LinearSolverOptions o, double solutionTol) {
+    SCOPED_TRACE(o.type + " + " + o.preconditioner);
+    auto solver = backend->createLinearSolver(o);
+    solver->setOperator(s.A);
+    auto x = s.A->createDomainVector();
+    x->set(0.5);
+    const double r0 = trueResidual(*s.A, *s.b, *x);
+    la::SolverStats st = solver->solve(*s.b, *x);
+    const double r = trueResidual(*s.A, *s.b, *x);
+    const double bn = s.b->norm2();
+    const double tol = std::max(o.rtol * bn, o.atol);
+    EXPECT_TRUE(st.converged) << st.reason << " after " << st.iterations << " iterations, residual "
+                              << st.finalResidual;
+    EXPECT_LE(r, tol * (1.0 + 1e-8));
+    EXPECT_TRUE(st.reason == "rtol" || st.reason == "atol" || st.reason == "direct") << st.reason;
+    EXPECT_NEAR(st.rhsNorm, bn, 1e-12 * bn);
+    EXPECT_NEAR(st.initialResidual, r0, 1e-10 * r0);
+    EXPECT_NEAR(st.finalResidual, r, 1e-8 * bn);
+    EXPECT_LE(st.iterations, o.maxIterations);
+    EXPECT_GE(st.seconds, 0.0);
+    EXPECT_FALSE(solver->description().empty());
+    auto e = x->clone();
+    e->axpy(-1.0, *s.xstar);
+    EXPECT_LT(e->normInf(), solutionTol);
+  }
+  std::vector<std::unique_ptr<la::MatrixAssembler>> asmb_;
+};
+
+la::LinearSolverOptions options(const std::string& type, const std::string& pc, double rtol = 1e-10) {
+  la::LinearSolverOptions o;
+  o.type = type;
+  o.preconditioner = pc;
+  o.rtol = rtol;
+  o.maxIterations = 500;
+  o.restart = 15;
+  return o;
+}
+
+// ---- preconditioners ----
+
+TEST_P(SolverTest, EveryPreconditionerIsLinearSymmetricPositive) {
+  const Problem p = laplace(kN, 1);
+  System s = system(p);
+  for (const std::string& name : preconditioners()) {
+    SCOPED_TRACE(name);
+    auto M = backend->createPreconditioner(name);
+    EXPECT_EQ(M->name(), name);
+    M->setup(s.A);
+    auto u = s.A->createDomainVector(), v = s.A->createDomainVector();
+    fill(*u, fA);
+    fill(*v, fB);
+    auto Mu = u->zerosLike(), Mv = u->zerosLike(), Mw = u->zerosLike(), w = u->clone();
+    M->apply(*u, *Mu);
+    M->apply(*v, *Mv);
+    w->axpy(2.0, *v);
+    M->apply(*w, *Mw);
+    Mw->axpy(-1.0, *Mu);
+    Mw->axpy(-2.0, *Mv);
+    EXPECT_LT(Mw->normInf(), 1e-10 * (Mu->normInf() + Mv->normInf()));  // linear
+    EXPECT_GT(u->dot(*Mu), 0.0);                                        // positive
+    EXPECT_NEAR(Mu->dot(*v), u->dot(*Mv), 1e-10 * Mu->norm2() * v->norm2());  // symmetric
+  }
+}
+
+TEST_P(SolverTest, NamedPreconditionersMatchReferences) {
+  const Problem p = laplace(kN, 1);  // tridiagonal SPD
+  System s = system(p);
+  const std::vector<double> D = p.dense();
+  for (const std::string& name : preconditioners()) {
+    SCOPED_TRACE(name);
+    auto M = backend->createPreconditioner(name);
+    M->setup(s.A);
+    auto z = s.A->createDomainVector();
+    if (name == "none") {
+      M->apply(*s.b, *z);
+      EXPECT_EQ(maxError(*z, [&](GlobalIndex g) { return p.matvec(globalValues(kN, fA))[static_cast<std::size_t>(g)]; }), 0.0);
+    } else if (name == "jacobi") {
+      M->apply(*s.xstar, *z);
+      EXPECT_LT(maxError(*z, [&](GlobalIndex g) { return fA(g) / D[static_cast<std::size_t>(g * kN + g)]; }), 1e-14);
+    } else if (name == "direct" || name == "ic0") {
+      // direct: M = A. ic0: IC(0) is exact on a tridiagonal pattern (no fill), so M = A too.
+      M->apply(*s.b, *z);
+      EXPECT_LT(maxError(*z, fA), 1e-10);
+    }
+  }
+}
+
+TEST_P(SolverTest, UnknownAndMissingPreconditioners) {
+  try {
+    (void)backend->createPreconditioner("jacobbi");
+    ADD_FAILURE() << "unknown preconditioner accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("jacobbi"), std::string::npos) << m;
+    for (const std::string& n : backend->nativePreconditioners()) EXPECT_NE(m.find(n), std::string::npos) << m;
+  }
+  auto native = backend->nativePreconditioners();
+  if (std::find(native.begin(), native.end(), "amg") == native.end()) {
+    try {
+      (void)backend->createPreconditioner("amg");
+      ADD_FAILURE() << "amg accepted by a backend that does not list it";
+    } catch (const InputError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("petsc"), std::string::npos) << m;
+      EXPECT_NE(m.find("trilinos"), std::string::npos) << m;
+    }
+  }
+  la::LinearSolverOptions o;
+  o.type = "bicgstab-nonexistent";
+  EXPECT_THROW((void)backend->createLinearSolver(o), InputError);
+}
+
+TEST_P(SolverTest, JacobiNeedsANonZeroDiagonal) {
+  Problem p = laplace(6, 1);
+  p.list.push_back({3, 3, {-2.1}});  // row 3's diagonal becomes exactly 0
+  System s = system(p);
+  auto M = backend->createPreconditioner("jacobi");
+  EXPECT_THROW(M->setup(s.A), Error);
+}
+
+// A framework-written preconditioner, found by every backend through customPreconditioners().
+class HalfPreconditioner : public la::Preconditioner {
+ public:
+  void setup(la::OperatorPtr) override {}
+  void apply(const la::Vector& r, la::Vector& z) const override {
+    z.copy(r);
+    z.scale(0.5);
+  }
+  std::string name() const override { return "test_half"; }
+};
+
+TEST_P(SolverTest, CustomPreconditioner) {
+  if (!la::customPreconditioners().has("test_half"))
+    la::customPreconditioners().add({"test_half", "z = r / 2 (test)", [] { return std::make_unique<HalfPreconditioner>(); }});
+  System s = system(laplace(kN, 1));
+  auto M = backend->createPreconditioner("test_half");
+  EXPECT_EQ(M->name(), "test_half");
+  if (hasType("cg")) {
+    solveAndCheck(s, options("cg", "test_half"), 1e-6);
+    // And swapped in through setPreconditioner.
+    auto solver = backend->createLinearSolver(options("cg", "none"));
+    solver->setOperator(s.A);
+    solver->setPreconditioner(std::move(M));
+    auto x = s.A->createDomainVector();
+    EXPECT_TRUE(solver->solve(*s.b, *x).converged);
+  }
+}
+
+// ---- solvers ----
+
+TEST_P(SolverTest, SpdEveryTypeEveryPreconditioner) {
+  for (int bs : {1, 3}) {
+    SCOPED_TRACE("block size " + std::to_string(bs));
+    System s = system(laplace(kN / bs + 1, bs));
+    for (const std::string& type : backend->solverTypes())
+      for (const std::string& pc : preconditioners()) {
+        solveAndCheck(s, options(type, pc), 1e-6);
+        if (type == "direct") break;  // ignores the preconditioner
+      }
+  }
+}
+
+TEST_P(SolverTest, NonsymmetricGmresAndDirect) {
+  System s = system(convection(kN));
+  for (std::string type : {"gmres", "direct"}) {
+    if (!hasType(type)) continue;
+    for (const std::string& pc : preconditioners()) {
+      if (pc == "ic0") continue;  // IC(0) assumes symmetry
+      solveAndCheck(s, options(type, pc), 1e-6);
+      if (std::string(type) == "direct") break;
+    }
+  }
+}
+
+TEST_P(SolverTest, SymmetricIndefinite) {
+  System s = system(indefinite(kN));
+  for (std::string type : {"minres", "gmres", "direct"})
+    if (hasType(type)) solveAndCheck(s, options(type, "none"), 1e-6);
+}
+
+TEST_P(SolverTest, AbsoluteToleranceWins) {
+  System s = system(laplace(kN, 1));
+  for (const std::string& type : backend->solverTypes()) {
+    if (type == "direct") continue;
+    la::LinearSolverOptions o = options(type, "none", 1e-12);
+    o.atol = 1e-3 * s.b->norm2();
+    auto solver = backend->createLinearSolver(o);
+    solver->setOperator(s.A);
+    auto x = s.A->createDomainVector();
+    la::SolverStats st = solver->solve(*s.b, *x);
+    EXPECT_TRUE(st.converged) << type;
+    EXPECT_EQ(st.reason, "atol") << type;
+    EXPECT_LE(trueResidual(*s.A, *s.b, *x), o.atol * (1 + 1e-8)) << type;
+  }
+}
+
+TEST_P(SolverTest, ZeroRightHandSide) {
+  System s = system(laplace(kN, 1));
+  auto b = s.A->createRangeVector();
+  for (const std::string& type : backend->solverTypes()) {
+    SCOPED_TRACE(type);
+    auto solver = backend->createLinearSolver(options(type, "jacobi"));
+    solver->setOperator(s.A);
+    auto x = s.A->createDomainVector();
+    x->set(3.0);
+    la::SolverStats st = solver->solve(*b, *x);
+    EXPECT_TRUE(st.converged);
+    EXPECT_EQ(st.iterations, 0);
+    EXPECT_EQ(st.rhsNorm, 0.0);
+    EXPECT_EQ(st.finalResidual, 0.0);
+    EXPECT_EQ(x->normInf(), 0.0);
+  }
+}
+
+TEST_P(SolverTest, MaxIterationsIsReportedNotThrown) {
+  System s = system(laplace(kN, 1));
+  for (const std::string& type : backend->solverTypes()) {
+    if (type == "direct") continue;
+    SCOPED_TRACE(type);
+    la::LinearSolverOptions o = options(type, "none", 1e-14);
+    o.maxIterations = 3;
+    o.restart = 2;
+    auto solver = backend->createLinearSolver(o);
+    solver->setOperator(s.A);
+    auto x = s.A->createDomainVector();
+    la::SolverStats st = solver->solve(*s.b, *x);
+    EXPECT_FALSE(st.converged);
+    EXPECT_EQ(st.reason, "max_iterations");
+    EXPECT_EQ(st.iterations, 3);
+    EXPECT_NEAR(st.finalResidual, trueResidual(*s.A, *s.b, *x), 1e-10 * s.b->norm2());
+    EXPECT_LT(st.finalResidual, st.initialResidual);
+  }
+}
+
+TEST_P(SolverTest, CgReportsNegativeCurvature) {
+  if (!hasType("cg")) GTEST_SKIP();
+  System s = system(scaled(laplace(kN, 1), -1.0));
+  auto solver = backend->createLinearSolver(options("cg", "none"));
+  solver->setOperator(s.A);
+  auto x = s.A->createDomainVector();
+  la::SolverStats st = solver->solve(*s.b, *x);
+  EXPECT_FALSE(st.converged);
+  EXPECT_EQ(st.reason, "indefinite");
+}
+
+TEST_P(SolverTest, MatrixFreeOperator) {
+  // The SPD tridiagonal matrix applied through a FunctionOperator wrapping the assembled one.
+  System s = system(laplace(kN, 1));
+  la::MatrixPtr A = s.A;
+  auto op = std::make_shared<la::FunctionOperator>(
+      *backend, A->domainMap(), A->rangeMap(), [A](const la::Vector& x, la::Vector& y) { A->apply(x, y); },
+      "wrapped laplacian", [A](la::Vector& d) { A->diagonal(d); });
+  for (std::string type : {"cg", "minres", "gmres"}) {
+    if (!hasType(type)) continue;
+    for (std::string pc : {"none", "jacobi"}) {
+      SCOPED_TRACE(std::string(type) + " + " + pc);
+      auto solver = backend->createLinearSolver(options(type, pc));
+      solver->setOperator(op);
+      auto x = op->createDomainVector();
+      la::SolverStats st = solver->solve(*s.b, *x);
+      EXPECT_TRUE(st.converged) << st.reason;
+      EXPECT_LE(trueResidual(*op, *s.b, *x), 1e-10 * s.b->norm2() * (1 + 1e-8));
+    }
+  }
+}
+
+// The framework's Krylov methods called directly (the cross-check distributed backends use).
+TEST_P(SolverTest, FrameworkKrylovDirect) {
+  System s = system(laplace(kN, 1));
+  la::JacobiPreconditioner M;
+  M.setup(s.A);
+  const la::LinearSolverOptions o = options("cg", "jacobi");
+  using Fn = la::SolverStats (*)(const la::Operator&, const la::Preconditioner&, const la::Vector&,
+                                 la::Vector&, const la::LinearSolverOptions&);
+  for (Fn f : {Fn(&la::conjugateGradient), Fn(&la::minres), Fn(&la::gmres)}) {
+    auto x = s.A->createDomainVector();
+    la::SolverStats st = f(*s.A, M, *s.b, *x, o);
+    EXPECT_TRUE(st.converged) << st.reason;
+    EXPECT_LE(trueResidual(*s.A, *s.b, *x), 1e-10 * s.b->norm2() * (1 + 1e-8));
+    EXPECT_GT(st.iterations, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SolverTest, ::testing::ValuesIn(backendNames()), paramName);
+
+}  // namespace
+}  // namespace kinema::test
