@@ -1,0 +1,60 @@
+#pragma once
+// Module: one paper's method (or the Poisson example) behind the interface the runner drives.
+// A module declares its parameters once, builds its state on whatever backend it is given,
+// advances step by step, writes frames, and saves / restores checkpoints. See docs/writing-a-module.md.
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "framework/core/comm.hpp"
+#include "framework/core/config.hpp"
+#include "framework/core/registry.hpp"
+#include "framework/io/checkpoint.hpp"
+#include "framework/io/diagnostics.hpp"
+#include "framework/io/frame_writer.hpp"
+#include "framework/la/backend.hpp"
+
+namespace kinema::run {
+
+// What a module sees of the run.
+struct RunContext {
+  const Config& config;
+  la::Backend& backend;
+  Comm comm;
+  std::string outputDir;
+};
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  // Reads the validated parameters and builds the initial state. Throws InputError for a scene
+  // the module cannot use (e.g. more ranks than it can split over).
+  virtual void setup(RunContext& ctx) = 0;
+  // Steps in the whole run; the runner calls step() for steps 1..totalSteps().
+  virtual long totalSteps() const = 0;
+  // Simulated time after the last step (static problems may return the step index).
+  virtual double time() const = 0;
+  // Advances one step and appends its diagnostics (same columns every step; the runner adds
+  // `step`, `time` and `wall_seconds` in front).
+  virtual void step(RunContext& ctx, io::Diagnostics::Row& row) = 0;
+  // Writes the current state as a frame.
+  virtual void writeFrame(RunContext& ctx, io::FrameWriter& frames) = 0;
+  // Everything needed to continue after the last completed step.
+  virtual void saveCheckpoint(RunContext& ctx, io::CheckpointWriter& out) const = 0;
+  virtual void loadCheckpoint(RunContext& ctx, const io::CheckpointReader& in) = 0;
+  // A few lines for the end of the run (results a user wants to see without opening files).
+  virtual std::string summary() const { return ""; }
+};
+
+struct ModuleEntry {
+  std::string name;
+  std::string help;
+  std::function<void(ParamSchema&)> declare;  // the module's parameters, under `<name>.`
+  std::function<std::unique_ptr<Module>()> make;
+};
+NamedRegistry<ModuleEntry>& modules();
+
+// Throws an Error naming `what` and the step if `v` holds a NaN or infinity (collective).
+void requireFinite(const la::Vector& v, const std::string& what, long step);
+
+}  // namespace kinema::run

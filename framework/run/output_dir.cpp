@@ -1,0 +1,75 @@
+#include "framework/run/output_dir.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include "framework/core/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kinema::run {
+
+bool isRunOutput(const std::string& name) {
+  return name == "status.yaml" || name == "config.resolved.yaml" || name == "diagnostics.csv" ||
+         name == "frames.h5" || name == "frames.xdmf" || name == "checkpoints";
+}
+
+OutputDir::OutputDir(std::string path, Comm comm, bool overwrite, bool restart)
+    : path_(std::move(path)), comm_(comm) {
+  // Rank 0 decides and acts; the verdict is broadcast so every rank throws the same error.
+  std::string problem;
+  if (comm_.isRoot()) {
+    std::error_code ec;
+    if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) {
+      problem = path_ + ": output.directory exists and is not a directory";
+    } else if (!restart && fs::exists(fs::path(path_) / "status.yaml", ec)) {
+      if (!overwrite) {
+        problem = path_ + ": holds the results of an earlier run; pass --overwrite (or set "
+                          "output.overwrite: true) to replace them, --output DIR to write elsewhere, "
+                          "or --restart CHECKPOINT to continue it";
+      } else {
+        for (const auto& entry : fs::directory_iterator(path_, ec))
+          if (isRunOutput(entry.path().filename().string())) fs::remove_all(entry.path(), ec);
+      }
+    }
+    if (problem.empty()) {
+      fs::create_directories(fs::path(path_) / "checkpoints", ec);
+      if (ec) problem = path_ + ": cannot create the output directory: " + ec.message();
+    }
+  }
+  problem = comm_.broadcast(problem);
+  if (!problem.empty()) throw InputError(problem);
+}
+
+void OutputDir::writeText(const std::string& name, const std::string& text) const {
+  if (!comm_.isRoot()) return;
+  fs::path target = fs::path(path_) / name;
+  fs::path tmp = target;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw Error("cannot write " + tmp.string());
+    out << text;
+    if (!out) throw Error("cannot write " + tmp.string() + " (disk full?)");
+  }
+  fs::rename(tmp, target);
+}
+
+void OutputDir::writeStatus(const std::map<std::string, std::string>& fields) const {
+  std::string text = "# Written by kinema; 'state' is running, completed or failed.\n";
+  for (const auto& [k, v] : fields) {
+    std::string q;
+    for (char c : v) {
+      if (c == '"' || c == '\\') q += '\\';
+      if (c == '\n') {
+        q += "\\n";
+        continue;
+      }
+      q += c;
+    }
+    text += k + ": \"" + q + "\"\n";
+  }
+  writeText("status.yaml", text);
+}
+
+}  // namespace kinema::run

@@ -1,0 +1,68 @@
+#include "framework/run/scene.hpp"
+
+#include "framework/la/backend.hpp"
+#include "framework/run/module.hpp"
+
+namespace kinema::run {
+
+void declareFrameworkParams(ParamSchema& schema) {
+  auto names = modules().names();
+  schema.addChoice("module", names.empty() ? "none" : names.front(),
+                   names.empty() ? std::vector<std::string>{"none"} : names,
+                   "the module that runs this scene (kinema list shows them)")
+      .required = true;
+  la::declareBackendParams(schema);
+  schema.addString("output.directory", "",
+                   "where results go; empty = out/<scene file name without .yaml>");
+  schema.addInt("output.frame_every", 1, Range::atLeast(0),
+                "write a frame every this many steps (0 = only the last step)");
+  schema.addBool("output.overwrite", false,
+                 "replace the results of an earlier run in the output directory");
+  schema.addInt("run.checkpoint_every", 1, Range::atLeast(0),
+                "write a checkpoint every this many steps (0 = only the last step)");
+  schema.addInt("run.checkpoint_keep", 2, Range::atLeast(1),
+                "how many most recent checkpoints to keep on disk");
+  schema.addString("run.restart", "",
+                   "continue from this checkpoint file (written by an earlier run of the same scene)");
+  schema.addInt("run.fail_at_step", 0, Range::atLeast(0),
+                "rehearse a crash: stop with an error at the start of this step (0 = never); "
+                "for testing restart workflows");
+  schema.addReal("run.progress_seconds", 5.0, Range::positive(),
+                 "print a progress line on rank 0 at most this often");
+  schema.addChoice("run.log_level", "info", {"quiet", "error", "warn", "info", "debug"},
+                   "how much the run prints");
+  schema.addBool("run.log_all_ranks", false, "every rank prints its own log lines, not just rank 0");
+}
+
+ParamSchema schemaFor(const std::string& module) {
+  ParamSchema schema;
+  declareFrameworkParams(schema);
+  modules().get(module).declare(schema);
+  return schema;
+}
+
+Config loadScene(const SceneOptions& options, ParamSchema& schema) {
+  Config config = Config::loadFile(options.path);
+  config.expandShorthand("backend", "name");  // `backend: petsc` is short for backend.name
+  for (const auto& s : options.sets) config.set(s);
+  if (options.backend) config.setString("backend.name", *options.backend, "--backend " + *options.backend);
+  if (options.output) config.setString("output.directory", *options.output, "--output " + *options.output);
+  if (options.restart) config.setString("run.restart", *options.restart, "--restart " + *options.restart);
+  if (options.overwrite) config.setValue("output.overwrite", "true", "--overwrite");
+
+  auto module = config.rawScalar("module");
+  if (!module) {
+    std::string at = config.where("module");
+    throw InputError((at.empty() ? options.path : at) +
+                     ": module: missing required key; one of: " + modules().joinedNames());
+  }
+  try {
+    schema = schemaFor(*module);
+  } catch (InputError& e) {
+    throw InputError(config.where("module") + ": module: " + e.message());
+  }
+  config.validate(schema);
+  return config;
+}
+
+}  // namespace kinema::run

@@ -1,0 +1,29 @@
+#pragma once
+// Loading a scene: YAML file + command-line overrides -> a Config validated against the schema of
+// the framework, the backends and the scene's module. Everything here happens before any work
+// and before any file is written.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framework/core/config.hpp"
+
+namespace kinema::run {
+
+struct SceneOptions {
+  std::string path;                  // the scene file
+  std::vector<std::string> sets;     // --set key=value, in order
+  std::optional<std::string> backend;  // --backend NAME (same as --set backend.name=NAME)
+  std::optional<std::string> output;   // --output DIR (same as --set output.directory=DIR)
+  std::optional<std::string> restart;  // --restart CHECKPOINT (same as --set run.restart=...)
+  bool overwrite = false;              // --overwrite (same as --set output.overwrite=true)
+};
+
+// Parameters every scene has: module, backend.*, output.*, run.*.
+void declareFrameworkParams(ParamSchema& schema);
+// The full schema for one module (framework + backends + the module's own).
+ParamSchema schemaFor(const std::string& module);
+// Reads, overrides and validates. Throws InputError naming file, line and key.
+Config loadScene(const SceneOptions& options, ParamSchema& schema);
+
+}  // namespace kinema::run
