@@ -1,0 +1,51 @@
+// kinema: reads a scene, builds its module on a backend, runs it, writes the output.
+// Exit status: 0 success, 1 failure while running, 2 bad input (scene, options, files), 64 usage.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "apps/kinema/commands.hpp"
+#include "framework/core/error.hpp"
+#include "framework/core/log.hpp"
+#include "framework/core/mpi_context.hpp"
+#include "framework/core/registry.hpp"
+
+namespace {
+constexpr const char* kVersion = "0.1.0";
+}
+
+int main(int argc, char** argv) {
+  kinema::MpiContext mpi(&argc, &argv);
+  kinema::registerBuiltins();
+  const bool multiRank = kinema::Comm::world().size() > 1;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+      if (kinema::Comm::world().isRoot()) std::cout << kinema::app::usage();
+      return args.empty() ? 64 : 0;
+    }
+    if (args[0] == "--version") {
+      if (kinema::Comm::world().isRoot()) std::cout << "kinema " << kVersion << "\n";
+      return 0;
+    }
+    const std::string cmd = args[0];
+    std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (cmd == "run") return kinema::app::cmdRun(rest);
+    if (cmd == "check") return kinema::app::cmdCheck(rest);
+    if (cmd == "help") return kinema::app::cmdHelp(rest);
+    if (cmd == "list") return kinema::app::cmdList();
+    kinema::log::error("unknown command '", cmd, "'\n", kinema::app::usage());
+    return 64;
+  } catch (const kinema::InputError& e) {
+    // Input is read identically on every rank, so every rank gets here: print once, exit cleanly.
+    kinema::log::error(e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    // A failure on one rank may leave the others waiting in a collective: report it from the
+    // rank that saw it and take the whole job down.
+    kinema::log::writeAnyRank(kinema::log::Level::error, e.what());
+    if (multiRank) kinema::MpiContext::abort(1);
+    return 1;
+  }
+}

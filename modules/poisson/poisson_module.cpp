@@ -1,0 +1,175 @@
+#include "modules/poisson/poisson_module.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "framework/core/log.hpp"
+#include "framework/core/timer.hpp"
+#include "framework/la/linear_solver_params.hpp"
+
+namespace kinema::poisson {
+
+void PoissonModule::declare(ParamSchema& schema) {
+  schema.addInt("poisson.n", 16, Range::closed(2, 4096),
+                "grid cells per direction at the first level (h = 1/n, (n-1)^3 unknowns)");
+  schema.addInt("poisson.levels", 1, Range::closed(1, 10),
+                "number of solves; each level doubles n (the error should drop about 4x per level)");
+  schema.addChoice("poisson.solution", "exponential", {"exponential", "sine"},
+                   "manufactured solution: exp(x+2y+3z) (non-zero boundary) or sin(pi x)sin(pi y)sin(pi z)");
+  la::LinearSolverOptions defaults;
+  defaults.type = "cg";
+  defaults.preconditioner = "jacobi";
+  defaults.rtol = 1e-10;
+  defaults.maxIterations = 20000;
+  la::declareLinearSolverParams(schema, "poisson.solver", defaults);
+}
+
+void PoissonModule::setup(run::RunContext& ctx) {
+  n0_ = ctx.config.getInt("poisson.n");
+  levels_ = ctx.config.getInt("poisson.levels");
+  solution_.name = ctx.config.getString("poisson.solution");
+  solverOptions_ = la::readLinearSolverOptions(ctx.config, "poisson.solver");
+  if (cellsAt(levels_) > 4096)
+    throw InputError(str(ctx.config.where("poisson.levels"), ": poisson.levels: ", levels_,
+                         " levels from n = ", n0_, " reach n = ", cellsAt(levels_),
+                         ", above the limit 4096"));
+  // The coarsest level has the fewest planes, and building it also asks the backend whether it
+  // can hold the distributed vectors: both may reject the scene now, before any output exists.
+  buildLevel(ctx, 1);
+}
+
+void PoissonModule::buildLevel(run::RunContext& ctx, long level) {
+  problem_ = std::make_unique<PoissonProblem>(ctx.backend, ctx.comm, cellsAt(level), solution_);
+  u_ = ctx.backend.createVector(problem_->map());
+  exact_ = ctx.backend.createVector(problem_->map());
+  problem_->exact(*exact_);
+}
+
+void PoissonModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
+  ++level_;
+  buildLevel(ctx, level_);
+  auto b = ctx.backend.createVector(problem_->map());
+  la::MatrixPtr A;
+  {
+    ScopedTimer t("poisson.assemble");
+    auto assembler = ctx.backend.createAssembler(problem_->map(), problem_->map());
+    A = problem_->assemble(*assembler, *b);
+  }
+  auto solver = ctx.backend.createLinearSolver(solverOptions_);
+  {
+    ScopedTimer t("poisson.preconditioner_setup");
+    solver->setOperator(A);
+  }
+  la::SolverStats stats;
+  {
+    ScopedTimer t("poisson.solve");
+    stats = solver->solve(*b, *u_);
+  }
+  run::requireFinite(*u_, "the Poisson solution", level_);
+  if (!stats.converged)
+    log::warn("poisson: level ", level_, " (n = ", problem_->cells(), "): ", solver->description(),
+              " did not converge (", stats.reason, ", residual ", stats.finalResidual, ")");
+
+  // Discretisation error against the manufactured solution: discrete L2 and max norms.
+  auto e = u_->clone();
+  e->axpy(-1.0, *exact_);
+  const double h = problem_->h();
+  const double l2 = e->norm2() * std::pow(h, 1.5);
+  const double mx = e->normInf();
+  errorL2_.push_back(l2);
+  errorMax_.push_back(mx);
+  iterations_.push_back(stats.iterations);
+
+  row.emplace_back("n", static_cast<double>(problem_->cells()));
+  row.emplace_back("h", h);
+  row.emplace_back("unknowns", static_cast<double>(problem_->map()->globalSize()));
+  row.emplace_back("iterations", static_cast<double>(stats.iterations));
+  row.emplace_back("relative_residual", stats.rhsNorm > 0 ? stats.finalResidual / stats.rhsNorm : 0.0);
+  row.emplace_back("converged", stats.converged ? 1.0 : 0.0);
+  row.emplace_back("error_l2", l2);
+  row.emplace_back("error_max", mx);
+  row.emplace_back("solve_seconds", stats.seconds);
+  if (errorL2_.size() > 1)
+    log::info("poisson: n = ", problem_->cells(), "  error_l2 = ", l2, "  observed order ",
+              std::log2(errorL2_[errorL2_.size() - 2] / l2));
+  else
+    log::info("poisson: n = ", problem_->cells(), "  error_l2 = ", l2);
+}
+
+void PoissonModule::writeFrame(run::RunContext&, io::FrameWriter& frames) {
+  const long m = problem_->pointsPerSide();
+  const double h = problem_->h();
+  io::UniformGrid grid;
+  grid.dims = {m, m, m};
+  grid.origin = {h, h, h};
+  grid.spacing = {h, h, h};
+  grid.zBegin = problem_->zBegin();
+  grid.zCount = problem_->zCount();
+  auto e = u_->clone();
+  e->axpy(-1.0, *exact_);
+  frames.beginFrame(time(), grid);
+  {
+    auto u = u_->constView();
+    frames.addField("u", u.owned());
+  }
+  {
+    auto x = exact_->constView();
+    frames.addField("u_exact", x.owned());
+  }
+  {
+    auto ev = e->constView();
+    frames.addField("error", ev.owned());
+  }
+  frames.endFrame();
+}
+
+void PoissonModule::saveCheckpoint(run::RunContext&, io::CheckpointWriter& out) const {
+  out.writeInt("poisson_level", level_);
+  out.writeInt("poisson_n", n0_);
+  out.writeArray("poisson_error_l2", errorL2_);
+  out.writeArray("poisson_error_max", errorMax_);
+  std::vector<double> its(iterations_.begin(), iterations_.end());
+  out.writeArray("poisson_iterations", its);
+  out.writeVector("poisson_u", *u_);
+}
+
+void PoissonModule::loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) {
+  const long n0 = in.readInt("poisson_n");
+  if (n0 != n0_)
+    throw InputError(str(in.path(), ": checkpoint of poisson.n = ", n0, ", but the scene has poisson.n = ", n0_));
+  level_ = in.readInt("poisson_level");
+  if (level_ > levels_)
+    throw InputError(str(in.path(), ": checkpoint after level ", level_, ", but the scene has only ",
+                         levels_, " levels"));
+  errorL2_ = in.readArray("poisson_error_l2");
+  errorMax_ = in.readArray("poisson_error_max");
+  iterations_.clear();
+  for (double v : in.readArray("poisson_iterations")) iterations_.push_back(static_cast<long>(v));
+  buildLevel(ctx, level_);
+  in.readVector("poisson_u", *u_);  // also checks the stored grid matches this level
+}
+
+std::string PoissonModule::summary() const {
+  std::ostringstream os;
+  os << "poisson: discretisation error by level\n      n    error_l2      error_max     order  iterations\n";
+  for (std::size_t l = 0; l < errorL2_.size(); ++l) {
+    char buf[160];
+    char order[16] = "     -";
+    if (l > 0) std::snprintf(order, sizeof order, "%6.3f", std::log2(errorL2_[l - 1] / errorL2_[l]));
+    std::snprintf(buf, sizeof buf, "  %5ld  %.4e  %.4e  %s  %10ld\n", cellsAt(static_cast<long>(l) + 1),
+                  errorL2_[l], errorMax_[l], order, iterations_[l]);
+    os << buf;
+  }
+  return os.str();
+}
+
+}  // namespace kinema::poisson
+
+namespace kinema {
+void registerModule_poisson() {
+  run::modules().add({"poisson",
+                      "3D Poisson problem, 7-point stencil, manufactured solution; the worked example",
+                      &poisson::PoissonModule::declare,
+                      [] { return std::make_unique<poisson::PoissonModule>(); }});
+}
+}  // namespace kinema

@@ -1,0 +1,141 @@
+// The kinema command line as a user meets it: list, help, check, run, and every kind of bad input
+// giving a clear message, a non-zero exit status and no output directory.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "test_util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result sh(const std::string& cmd) {
+  Result r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string kinemaCmd(const std::string& args) { return std::string(KINEMA_BIN) + " " + args; }
+
+std::string writeScene(const std::string& dir, const std::string& name, const std::string& text) {
+  std::string path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Runs a bad scene and checks: exit status 2, the expected text, no output directory.
+void expectBadInput(const std::string& dir, const std::string& args, const std::string& expected) {
+  Result r = sh(kinemaCmd("run " + args + " --output " + dir + "/out"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(expected), std::string::npos) << "expected '" << expected << "' in:\n" << r.output;
+  EXPECT_FALSE(fs::exists(dir + "/out")) << "bad input must not create the output directory";
+}
+
+}  // namespace
+
+TEST(Cli, ListNamesModulesAndBackends) {
+  Result r = sh(kinemaCmd("list"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("poisson"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("eigen"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("eigen solvers: cg"), std::string::npos) << r.output;
+}
+
+TEST(Cli, HelpPrintsEveryParameterWithDefaultRangeAndHelp) {
+  Result r = sh(kinemaCmd("help poisson"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("poisson.n  (integer, default 16, range [2, 4096])"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("poisson.solver.rtol"), std::string::npos);
+  EXPECT_NE(r.output.find("output.directory"), std::string::npos);
+  EXPECT_NE(r.output.find("run.checkpoint_every"), std::string::npos);
+  Result bad = sh(kinemaCmd("help poison"));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.output.find("did you mean 'poisson'"), std::string::npos) << bad.output;
+}
+
+TEST(Cli, UsageAndUnknownCommand) {
+  EXPECT_EQ(sh(kinemaCmd("")).status, 64);
+  Result r = sh(kinemaCmd("frobnicate"));
+  EXPECT_EQ(r.status, 64);
+  EXPECT_NE(r.output.find("unknown command 'frobnicate'"), std::string::npos);
+  EXPECT_EQ(sh(kinemaCmd("--version")).status, 0);
+}
+
+TEST(Cli, ShippedDemoSceneValidates) {
+  Result r = sh(kinemaCmd(std::string("check ") + KINEMA_SOURCE_DIR + "/modules/poisson/scenes/demo.yaml"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("OK (module poisson"), std::string::npos) << r.output;
+}
+
+TEST(Cli, RunWritesOutputs) {
+  auto dir = kinema::test::scratchDir("cli_run");
+  auto scene = writeScene(dir, "s.yaml", "module: poisson\npoisson: {n: 6, levels: 2}\n");
+  Result r = sh(kinemaCmd("run " + scene + " --output " + dir + "/out --set poisson.solution=sine"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("observed order"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("timings"), std::string::npos) << r.output;
+  for (const char* f : {"frames.h5", "frames.xdmf", "diagnostics.csv", "config.resolved.yaml"})
+    EXPECT_TRUE(fs::exists(dir + "/out/" + f)) << f;
+  std::ifstream rc(dir + "/out/config.resolved.yaml");
+  std::string resolved((std::istreambuf_iterator<char>(rc)), {});
+  EXPECT_NE(resolved.find("solution: sine"), std::string::npos) << resolved;
+  // A second run into the same directory is refused without --overwrite, and works with it.
+  Result again = sh(kinemaCmd("run " + scene + " --output " + dir + "/out"));
+  EXPECT_EQ(again.status, 2);
+  EXPECT_NE(again.output.find("holds the results of an earlier run"), std::string::npos) << again.output;
+  EXPECT_EQ(sh(kinemaCmd("run " + scene + " --output " + dir + "/out --overwrite")).status, 0);
+}
+
+TEST(Cli, BadInputIsClearAndWritesNothing) {
+  auto dir = kinema::test::scratchDir("cli_bad");
+  expectBadInput(dir, writeScene(dir, "unknown.yaml", "module: poisson\npoisson:\n  nn: 8\n"),
+                 "unknown.yaml:3: poisson.nn: unknown key; did you mean 'poisson.n'?");
+  expectBadInput(dir, writeScene(dir, "type.yaml", "module: poisson\npoisson:\n  n: eight\n"),
+                 "type.yaml:3: poisson.n: expected an integer, got 'eight'");
+  expectBadInput(dir, writeScene(dir, "range.yaml", "module: poisson\npoisson:\n  n: 1\n"),
+                 "range.yaml:3: poisson.n: 1 is out of range [2, 4096]");
+  expectBadInput(dir, dir + "/missing.yaml", "missing.yaml: no such scene file");
+  expectBadInput(dir, writeScene(dir, "broken.yaml", "module: poisson\npoisson: {n: 8\n"),
+                 "unreadable YAML");
+  expectBadInput(dir, writeScene(dir, "module.yaml", "module: poison\n"),
+                 "did you mean 'poisson'");
+  expectBadInput(dir, writeScene(dir, "backend.yaml", "module: poisson\nbackend: eigne\n"),
+                 "did you mean 'eigen'");
+  expectBadInput(dir, writeScene(dir, "ok.yaml", "module: poisson\n") + " --set poisson.levels=99",
+                 "--set poisson.levels=99: poisson.levels: 99 is out of range [1, 10]");
+  expectBadInput(dir, writeScene(dir, "ok2.yaml", "module: poisson\n") + " --restart " + dir + "/none.h5",
+                 "no such checkpoint file");
+  Result opt = sh(kinemaCmd("run --bogus"));
+  EXPECT_EQ(opt.status, 2);
+  EXPECT_NE(opt.output.find("unknown option '--bogus'"), std::string::npos);
+}
+
+TEST(Cli, TwoRanksOnTheOneProcessBackendFailsClearly) {
+  auto dir = kinema::test::scratchDir("cli_np2");
+  auto scene = writeScene(dir, "s.yaml", "module: poisson\npoisson: {n: 8}\n");
+  // A clean environment: this test process is itself an MPI singleton, and its OMPI_/PMIX_
+  // variables would make the nested mpiexec fail before starting anything.
+  const char* path = std::getenv("PATH");
+  Result r = sh("env -i PATH='" + std::string(path ? path : "/usr/bin:/bin") + "' " +
+                std::string(KINEMA_MPIEXEC) + " --allow-run-as-root --oversubscribe -n 2 " +
+                kinemaCmd("run " + scene + " --output " + dir + "/out"));
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("this run has 2 ranks"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+}
