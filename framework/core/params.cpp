@@ -30,7 +30,10 @@ std::string Range::describe() const {
   if (loInf && hiInf) return "";
   if (hiInf) return (loOpen ? "> " : ">= ") + num(lo);
   if (loInf) return (hiOpen ? "< " : "<= ") + num(hi);
-  return std::string(loOpen ? "(" : "[") + num(lo) + ", " + num(hi) + (hiOpen ? ")" : "]");
+  // Built by append: g++ 12 gives a false -Wrestrict on the chained operator+ here.
+  std::string s(loOpen ? "(" : "[");
+  s.append(num(lo)).append(", ").append(num(hi)).append(hiOpen ? ")" : "]");
+  return s;
 }
 
 std::string typeName(ParamType t) {
