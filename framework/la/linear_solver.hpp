@@ -4,6 +4,8 @@
 //
 // Convergence (the same on every backend): ||b - A x||_2 <= max(rtol * ||b||_2, atol), with the
 // true (unpreconditioned) residual.
+#include <yaml-cpp/yaml.h>
+
 #include <memory>
 #include <string>
 
@@ -29,6 +31,9 @@ struct LinearSolverOptions {
   int maxIterations = 1000;
   int restart = 30;                       // GMRES restart length
   std::string prefix;                     // option prefix for native pass-through (PETSc, Belos)
+  // This solver's native options, keyed by backend name: native["petsc"] is a PETSc options
+  // string, native["trilinos"] a Teuchos parameter list as YAML. Each backend reads its own.
+  YAML::Node native;
 };
 
 class LinearSolver {

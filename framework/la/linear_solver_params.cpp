@@ -19,6 +19,9 @@ void declareLinearSolverParams(ParamSchema& schema, const std::string& prefix,
                 "iteration limit; reaching it is reported, not an error");
   schema.addInt(p + "restart", defaults.restart, Range::atLeast(1),
                 "GMRES restart length (Krylov vectors kept)");
+  schema.addTree(p + "native",
+                 "options for this solver only, by backend: petsc: \"-ksp_monitor ...\", "
+                 "trilinos: {belos: {...}, ifpack2: {...}, muelu: {...}}");
 }
 
 LinearSolverOptions readLinearSolverOptions(const Config& config, const std::string& prefix) {
@@ -30,6 +33,7 @@ LinearSolverOptions readLinearSolverOptions(const Config& config, const std::str
   o.atol = config.getReal(p + "atol");
   o.maxIterations = static_cast<int>(config.getInt(p + "max_iterations"));
   o.restart = static_cast<int>(config.getInt(p + "restart"));
+  if (YAML::Node native = config.tree(p + "native")) o.native = YAML::Clone(native);
   o.prefix = prefix;
   std::replace(o.prefix.begin(), o.prefix.end(), '.', '_');
   if (!o.prefix.empty()) o.prefix += '_';

@@ -1,0 +1,1 @@
+namespace kinema { void registerBackend_petsc() {} }
