@@ -1,1 +1,24 @@
-namespace kinema { void registerBackend_petsc() {} }
+// Registers the PETSc backend by name; nothing else in Kinema refers to it.
+#include "backends/petsc/petsc_backend.hpp"
+#include "framework/core/params.hpp"
+
+namespace kinema {
+
+void registerBackend_petsc() {
+  la::BackendEntry e;
+  e.name = "petsc";
+  e.help = "PETSc 3.18 (Debian, 32-bit indices): ghosted Vec, AIJ block matrices, KSP (cg, gmres, minres, "
+           "preonly+MUMPS) and PC (jacobi, icc, sor, gamg, lu); distributed over MPI ranks";
+  e.distributed = true;
+  e.declare = [](ParamSchema& s) {
+    s.addString("backend.petsc.options", "",
+                "PETSc options for every solver of the run, under each solver's prefix "
+                "(e.g. \"-ksp_monitor -pc_gamg_threshold 0.02\"); a solver's own native.petsc adds to them");
+  };
+  e.make = [](const Config& c) -> la::BackendPtr {
+    return std::make_unique<la::petsc::PetscBackend>(c.getString("backend.petsc.options"));
+  };
+  la::backends().add(std::move(e));
+}
+
+}  // namespace kinema
