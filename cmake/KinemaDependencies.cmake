@@ -70,5 +70,32 @@ if(NOT KINEMA_MPIEXEC)
   kinema_missing("mpiexec" "openmpi-bin")
 endif()
 
+# Interface targets for the backends (and the benchmarks that call the libraries directly).
+# Include directories are SYSTEM so the libraries' own warnings do not count against ours.
+add_library(kinema_petsc INTERFACE)
+target_include_directories(kinema_petsc SYSTEM INTERFACE ${PETSc_INCLUDE_DIRS})
+target_link_libraries(kinema_petsc INTERFACE PkgConfig::PETSc MPI::MPI_CXX)
+add_library(kinema_trilinos INTERFACE)
+target_include_directories(kinema_trilinos SYSTEM INTERFACE ${Trilinos_INCLUDE_DIRS} ${Trilinos_TPL_INCLUDE_DIRS})
+target_link_libraries(kinema_trilinos INTERFACE ${Trilinos_LIBRARIES} ${Trilinos_TPL_LIBRARIES} MPI::MPI_CXX)
+
+# Teuchos 13.2 declares a constructor with a template-id (`AbstractArrayValidator<V, E>();`), which
+# C++20 (DR 2237) rejects and g++ 12 treats as an error. A copy of that one header with the
+# declaration spelled `AbstractArrayValidator();` (same meaning) is generated in the build tree and
+# force-included first, so its include guard makes Trilinos' own copy a no-op wherever it is included.
+set(_kinema_teuchos_fix ${PROJECT_BINARY_DIR}/trilinos_cxx20)
+set(_kinema_teuchos_hdr Teuchos_StandardParameterEntryValidators.hpp)
+find_file(_kinema_teuchos_src ${_kinema_teuchos_hdr} PATHS ${Trilinos_INCLUDE_DIRS} NO_DEFAULT_PATH)
+if(NOT _kinema_teuchos_src)
+  message(FATAL_ERROR "Kinema: ${_kinema_teuchos_hdr} not found in ${Trilinos_INCLUDE_DIRS} (trilinos-all-dev)")
+endif()
+file(READ ${_kinema_teuchos_src} _kinema_text)
+string(REPLACE "AbstractArrayValidator<ValidatorType, EntryType>();" "AbstractArrayValidator();"
+       _kinema_text "${_kinema_text}")
+file(WRITE ${_kinema_teuchos_fix}/${_kinema_teuchos_hdr}.new "${_kinema_text}")
+file(COPY_FILE ${_kinema_teuchos_fix}/${_kinema_teuchos_hdr}.new ${_kinema_teuchos_fix}/${_kinema_teuchos_hdr}
+     ONLY_IF_DIFFERENT)
+target_compile_options(kinema_trilinos INTERFACE -include ${_kinema_teuchos_fix}/${_kinema_teuchos_hdr})
+
 message(STATUS "Kinema: MPI ${MPI_CXX_VERSION}, Eigen ${Eigen3_VERSION}, HDF5 ${HDF5_VERSION} (parallel), "
                "PETSc ${PETSc_VERSION}, Trilinos ${Trilinos_VERSION}, Clp ${CLP_VERSION}")
