@@ -4,11 +4,13 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "framework/io/hdf5_file.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
@@ -138,4 +140,47 @@ TEST(Cli, TwoRanksOnTheOneProcessBackendFailsClearly) {
   EXPECT_NE(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("this run has 2 ranks"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir + "/out"));
+}
+
+namespace {
+// mpiexec -n np kinema run ..., in a clean environment (see TwoRanksOnTheOneProcessBackendFailsClearly).
+Result mpiRun(int np, const std::string& args) {
+  const char* path = std::getenv("PATH");
+  return sh("env -i PATH='" + std::string(path ? path : "/usr/bin:/bin") + "' " + std::string(KINEMA_MPIEXEC) +
+            " --allow-run-as-root --oversubscribe -n " + std::to_string(np) + " " + kinemaCmd(args));
+}
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+}  // namespace
+
+TEST(Cli, OutputOfTwoRanksReadsBackLikeOneRank) {
+  // HDF5 frames are written collectively into one file: a 2-rank run must produce the same
+  // datasets (to the solver tolerance) and the same XDMF text as a 1-rank run.
+  auto dir = kinema::test::scratchDir("cli_np1_np2");
+  auto scene = writeScene(dir, "s.yaml",
+                          "module: poisson\nbackend: petsc\npoisson: {n: 10, levels: 2, solver: {rtol: 1.0e-12}}\n");
+  for (int np : {1, 2}) {
+    Result r = mpiRun(np, "run " + scene + " --output " + dir + "/np" + std::to_string(np));
+    ASSERT_EQ(r.status, 0) << r.output;
+  }
+  EXPECT_EQ(readFile(dir + "/np1/frames.xdmf"), readFile(dir + "/np2/frames.xdmf"));
+  kinema::Comm self = kinema::Comm::self();
+  kinema::io::H5File one(dir + "/np1/frames.h5", kinema::io::H5File::Mode::read, self);
+  kinema::io::H5File two(dir + "/np2/frames.h5", kinema::io::H5File::Mode::read, self);
+  auto frames = one.children("/frames");
+  ASSERT_EQ(frames.size(), 2u);
+  ASSERT_EQ(two.children("/frames"), frames);
+  for (const auto& f : frames) {
+    for (const char* field : {"u", "u_exact", "error"}) {
+      const std::string ds = "/frames/" + f + "/" + field;
+      ASSERT_EQ(one.shape(ds), two.shape(ds)) << ds;
+      auto a = one.readAll(ds), b = two.readAll(ds);
+      ASSERT_EQ(a.size(), b.size());
+      double worst = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+      EXPECT_LE(worst, 1e-9) << ds;  // u is O(1..400); the solves stop at rtol 1e-12
+    }
+  }
 }
