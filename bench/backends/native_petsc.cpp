@@ -51,6 +51,7 @@ Result nativePetsc(MPI_Comm comm, const SolveSpec& spec) {
   check(PCSetType(pc, spec.preconditioner == "amg" ? PCGAMG : PCJACOBI), "PCSetType");
   check(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
   check(KSPSetTolerances(ksp, spec.rtol, 0.0, 1e10, spec.maxIterations), "KSPSetTolerances");
+  check(KSPSetFromOptions(ksp), "KSPSetFromOptions");  // as every PETSc program does (and the backend)
   check(VecSet(x, 0.0), "VecSet");
   double t0 = MPI_Wtime();
   check(KSPSetUp(ksp), "KSPSetUp");
