@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "framework/core/error.hpp"
+#include "framework/la/solve_support.hpp"
 
 namespace kinema::la::eigen {
 
@@ -18,14 +19,8 @@ void EigenDirectSolver::setOperator(OperatorPtr A) {
 SolverStats EigenDirectSolver::solve(const Vector& b, Vector& x) {
   const auto t0 = std::chrono::steady_clock::now();
   if (!A_) throw Error("direct solver: solve() called before setOperator()");
-  KINEMA_CHECK(&b != &x, "direct solver: b and x must be distinct");
-  KINEMA_CHECK(b.map().compatible(*A_->rangeMap()), "direct solver: b is not on the range map");
-  KINEMA_CHECK(x.map().compatible(*A_->domainMap()), "direct solver: x is not on the domain map");
-  auto residual = [&] {
-    A_->apply(x, *r_);
-    r_->axpby(1.0, b, -1.0);
-    return r_->norm2();
-  };
+  checkSolveArguments(*A_, b, x, "direct solver");
+  auto residual = [&] { return trueResidual(*A_, b, x, *r_); };
   SolverStats s;
   s.rhsNorm = b.norm2();
   s.initialResidual = residual();

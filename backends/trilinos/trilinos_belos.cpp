@@ -14,6 +14,7 @@
 #include "backends/trilinos/trilinos_preconditioners.hpp"
 #include "backends/trilinos/trilinos_vector.hpp"
 #include "framework/core/error.hpp"
+#include "framework/la/solve_support.hpp"
 
 namespace kinema::la::trilinos {
 
@@ -229,11 +230,7 @@ class BelosSolver final : public LinearSolver {
     if (!A_) throw Error(str(description(), ": solve() called before setOperator()"));
     const TrilinosVector& tb = asTrilinos(b, "linear solver (b)");
     TrilinosVector& tx = asTrilinos(x, "linear solver (x)");
-    if (!b.map().compatible(*A_->rangeMap()))
-      throw Error(str(name_, ": the right-hand side is not on the range map of operator '", A_->description(), "'"));
-    if (!x.map().compatible(*A_->domainMap()))
-      throw Error(str(name_, ": the solution vector is not on the domain map of operator '", A_->description(), "'"));
-    KINEMA_CHECK(&b != &x, name_, ": b and x must be distinct vectors");
+    checkSolveArguments(*A_, b, x, name_);
 
     SolverStats s;
     s.rhsNorm = b.norm2();
@@ -338,11 +335,7 @@ class BelosSolver final : public LinearSolver {
   }
 
  private:
-  double residual(const Vector& b, const Vector& x) {
-    A_->apply(x, *r_);
-    r_->axpby(1.0, b, -1.0);
-    return r_->norm2();
-  }
+  double residual(const Vector& b, const Vector& x) { return trueResidual(*A_, b, x, *r_); }
 
   void setupPreconditioner() {
     pc_->setup(A_);

@@ -5,6 +5,8 @@
 // once per solve, never inside the iteration loops.
 #include "framework/la/krylov.hpp"
 
+#include "framework/la/solve_support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -28,26 +30,6 @@ struct Target {
 Target target(double bnorm, const LinearSolverOptions& o) {
   const double rel = o.rtol * bnorm;
   return rel >= o.atol ? Target{rel, "rtol"} : Target{o.atol, "atol"};
-}
-
-// r = b - A x, returns ||r||_2.
-double trueResidual(const Operator& A, const Vector& b, const Vector& x, Vector& r) {
-  A.apply(x, r);
-  r.axpby(1.0, b, -1.0);
-  return r.norm2();
-}
-
-void checkShapes(const Operator& A, const Vector& b, const Vector& x, const char* method) {
-  if (!b.map().compatible(*A.rangeMap()))
-    throw Error(str(method, ": the right-hand side is not on the range map of operator '",
-                    A.description(), "'"));
-  if (!x.map().compatible(*A.domainMap()))
-    throw Error(str(method, ": the solution vector is not on the domain map of operator '",
-                    A.description(), "'"));
-  if (!A.domainMap()->compatible(*A.rangeMap()))
-    throw Error(str(method, ": operator '", A.description(),
-                    "' is not square (domain and range maps differ)"));
-  KINEMA_CHECK(x.map().compatible(b.map()), method, ": x and b have different distributions");
 }
 
 class Clock {
@@ -93,7 +75,7 @@ bool start(const Operator& A, const Vector& b, Vector& x, Vector& r, const Linea
 SolverStats conjugateGradient(const Operator& A, const Preconditioner& M, const Vector& b, Vector& x,
                               const LinearSolverOptions& opts) {
   Clock clock;
-  checkShapes(A, b, x, "cg");
+  checkSolveArguments(A, b, x, "cg");
   SolverStats s;
   VectorPtr r = b.zerosLike();
   if (start(A, b, x, *r, opts, s)) {
@@ -165,7 +147,7 @@ SolverStats conjugateGradient(const Operator& A, const Preconditioner& M, const 
 SolverStats minres(const Operator& A, const Preconditioner& M, const Vector& b, Vector& x,
                    const LinearSolverOptions& opts) {
   Clock clock;
-  checkShapes(A, b, x, "minres");
+  checkSolveArguments(A, b, x, "minres");
   SolverStats s;
   VectorPtr r1 = b.zerosLike();
   if (start(A, b, x, *r1, opts, s)) {
@@ -276,7 +258,7 @@ SolverStats minres(const Operator& A, const Preconditioner& M, const Vector& b, 
 SolverStats gmres(const Operator& A, const Preconditioner& M, const Vector& b, Vector& x,
                   const LinearSolverOptions& opts) {
   Clock clock;
-  checkShapes(A, b, x, "gmres");
+  checkSolveArguments(A, b, x, "gmres");
   SolverStats s;
   VectorPtr r = b.zerosLike();
   if (start(A, b, x, *r, opts, s)) {

@@ -40,6 +40,16 @@ inline la::BackendPtr makeBackend(const std::string& name) {
   return la::createBackend(c);
 }
 
+// The message of the exception `f` throws, "" if it throws none.
+inline std::string messageOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 inline std::string paramName(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
 class BackendTest : public ::testing::TestWithParam<std::string> {

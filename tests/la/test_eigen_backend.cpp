@@ -20,14 +20,6 @@ class EigenBackendTest : public ::testing::Test {
   std::unique_ptr<la::MatrixAssembler> asmb;
 };
 
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST_F(EigenBackendTest, RowNotOwnedNamesBlockAndRange) {
   auto map = la::IndexMap::uniform(Comm::self(), 5);

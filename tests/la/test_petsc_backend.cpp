@@ -26,14 +26,6 @@ la::BackendPtr makePetsc(const std::string& options = "") {
   return la::createBackend(c);
 }
 
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 la::LinearSolverOptions solverOptions(const std::string& type, const std::string& pc, const std::string& prefix = "",
                                       const std::string& native = "") {

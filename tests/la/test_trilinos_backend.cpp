@@ -18,14 +18,6 @@ la::BackendPtr makeTrilinos(const std::string& trilinosYaml) {
   return la::createBackend(c);
 }
 
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 struct System {
   std::unique_ptr<la::MatrixAssembler> asmb;

@@ -1,0 +1,23 @@
+#include "framework/la/solve_support.hpp"
+
+#include "framework/core/error.hpp"
+
+namespace kinema::la {
+
+void checkSolveArguments(const Operator& A, const Vector& b, const Vector& x, const std::string& who) {
+  if (!b.map().compatible(*A.rangeMap()))
+    throw Error(str(who, ": the right-hand side is not on the range map of operator '", A.description(), "'"));
+  if (!x.map().compatible(*A.domainMap()))
+    throw Error(str(who, ": the solution vector is not on the domain map of operator '", A.description(), "'"));
+  if (!A.domainMap()->compatible(*A.rangeMap()))
+    throw Error(str(who, ": operator '", A.description(), "' is not square (domain and range maps differ)"));
+  KINEMA_CHECK(&b != &x, who, ": b and x must be distinct vectors");
+}
+
+double trueResidual(const Operator& A, const Vector& b, const Vector& x, Vector& r) {
+  A.apply(x, r);
+  r.axpby(1.0, b, -1.0);
+  return r.norm2();
+}
+
+}  // namespace kinema::la
