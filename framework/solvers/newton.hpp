@@ -1,0 +1,155 @@
+#pragma once
+// Newton with backtracking line search on a manifold (specs/bdem.md sections 3.3-3.8), written
+// once over the abstract linear-algebra layer. The caller implements a NewtonProblem: energy
+// f(x), the reduced Riemannian gradient g_red (tangent coordinates, spec section 3.4) and the
+// reduced Riemannian Hessian H_red, curvature term included (spec Eqs. 23-29; RigidManifold::
+// reduceHessian does it for (R^3 x S^3)^n). Each iteration k:
+//   1. g_red(x_k); stop when the measure (||g_red||_2 by default) <= max(gtolAbs, gtolRel * m_0)
+//   2. H_red assembled through a ReducedHessian (element blocks PSD-projected on request, 3.5)
+//   3. H_red y = -g_red by any backend LinearSolver with rtol = eta_k, the forcing term
+//      (Eq. 31: eta_k = min(0.5, sqrt(||g_red||)); options "quadratic" and "fixed" as well)
+//   4. if y is not a descent direction (g^T y >= 0 or non-finite), y = -D^{-1} g_red when the
+//      diagonal D of H_red is positive, else y = -g_red (spec 3.6)
+//   5. backtracking Armijo along the retraction (spec section 3.7):
+//      f(R_x(alpha y)) <= f(x) + c1 alpha g^T y,  alpha = alpha_0, alpha_0 * shrink, ...
+//      with alpha_0 = min(1, manifold.maxStep(y)); if every trial fails, steepest descent with
+//      the same line search; if that fails too, stop with reason "line_search_failed".
+// The point x is an la::Vector with the manifold's ambient block size.
+#include <Eigen/Core>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "framework/la/backend.hpp"
+#include "framework/solvers/manifold.hpp"
+#include "framework/solvers/newton_psd.hpp"
+
+namespace kinema::solvers {
+
+struct NewtonOptions {
+  double gtolAbs = 1e-8;             // stop when ||g_red|| <= max(gtolAbs, gtolRel ||g_red(x_0)||)
+  double gtolRel = 0.0;
+  int maxIterations = 100;           // Newton iterations (spec 3.8: 50-100, logged when hit)
+  double armijoC1 = 1e-4;            // Armijo constant c (spec 3.7)
+  double shrink = 0.5;               // alpha <- shrink * alpha on a rejected trial
+  int maxLineSearch = 30;            // trials per line search
+  // Armijo slack for round-off in f: accept when f_trial - f <= c1 alpha g^T y + energyNoise *
+  // max(|f|, |f_trial|). Needed close to a minimum with f = O(1), where the decrease is ~ eps |f|.
+  double energyNoise = 1e-13;
+  std::string forcing = "eq31";      // eq31: min(forcingMax, c sqrt(||g||)); quadratic: min(max, c ||g||); fixed: linear.rtol
+  double forcingConstant = 1.0;      // c above
+  double forcingMax = 0.5;           // the 0.5 of Eq. 31
+  double forcingMin = 1e-14;         // lower bound on the linear rtol
+  bool psdProjection = true;         // ReducedHessian::addElement projects element blocks
+  double psdFloor = 0.0;             // eigenvalues below are clamped to it
+  bool steepestFallback = true;      // steepest descent when the Newton line search fails
+  la::LinearSolverOptions linear;    // type, preconditioner, max iterations; rtol used by "fixed"
+};
+
+struct NewtonStats {
+  int iterations = 0;                // Newton steps taken
+  int lineSearchTrials = 0;          // energy evaluations in line searches, all iterations
+  int linearSolves = 0;
+  int linearIterations = 0;          // summed over the solves
+  int linearNotConverged = 0;        // solves that ended without reaching their rtol
+  int steepestDescentSteps = 0;      // directions replaced by -D^{-1} g_red or -g_red
+  long psdElements = 0;              // element blocks passed through the PSD safeguard
+  long psdClamped = 0;               // eigenvalues it clamped
+  double initialEnergy = 0.0, finalEnergy = 0.0;
+  double initialGradientNorm = 0.0;  // ||g_red(x_0)||_2
+  double finalGradientNorm = 0.0;    // ||g_red||_2 at exit
+  double finalMeasure = 0.0;         // the convergence measure at exit
+  bool converged = false;
+  std::string reason;                // gtol | max_iterations | line_search_failed | non_finite
+  std::vector<double> gradientNorms; // ||g_red(x_k)||_2, k = 0..iterations
+  std::vector<double> stepLengths;   // accepted alpha per iteration
+  std::vector<double> forcingTerms;  // eta_k per iteration
+  double seconds = 0.0;
+};
+
+// The reduced Hessian as the problem assembles it: blocks of the tangent block size, global block
+// indices. addElement is the PSD-safeguard hook: an element over nb particles, (nb*bs)^2 dense,
+// projected to semidefinite (NewtonOptions::psdProjection) and scattered in bs x bs blocks.
+class ReducedHessian {
+ public:
+  ReducedHessian(la::MatrixAssembler& assembler, const NewtonOptions& options, NewtonStats& stats);
+  int blockSize() const { return bs_; }
+  // One bs x bs block, row-major, added.
+  void add(la::GlobalIndex I, la::GlobalIndex J, const double* block) { asm_.add(I, J, block); }
+  template <class Derived>
+  void addBlock(la::GlobalIndex I, la::GlobalIndex J, const Eigen::MatrixBase<Derived>& b) {
+    asm_.addBlock(I, J, b);
+  }
+  // Element block over particles `blocks` (N = blocks.size() * blockSize()). With safeguard (and
+  // the option on) the block is replaced by its PSD projection first.
+  template <int N>
+  void addElement(std::span<const la::GlobalIndex> blocks, Eigen::Matrix<double, N, N> H, bool safeguard = true) {
+    checkElement(N, blocks.size());
+    if (safeguard && psd_) {
+      ++stats_.psdElements;
+      stats_.psdClamped += projectPSD(H, floor_);
+    }
+    scatter(blocks, H.data(), N);
+  }
+
+ private:
+  void checkElement(int n, std::size_t blocks) const;
+  void scatter(std::span<const la::GlobalIndex> blocks, const double* colMajor, int n);
+  la::MatrixAssembler& asm_;
+  NewtonStats& stats_;
+  int bs_;
+  bool psd_;
+  double floor_;
+  std::vector<double> buf_;  // bs x bs, row-major
+};
+
+// What the caller implements. x is on the point map (ambient block size, ghosts current); g on
+// the tangent map of the manifold (Manifold::tangentMap).
+class NewtonProblem {
+ public:
+  virtual ~NewtonProblem() = default;
+  virtual double energy(const la::Vector& x) = 0;
+  // Reduced Riemannian gradient g_red (spec section 3.4), owned entries.
+  virtual void gradient(const la::Vector& x, la::Vector& g) = 0;
+  // Reduced Riemannian Hessian with the curvature term (spec Eqs. 23-29). begin()/end() of the
+  // assembler are done by the solver.
+  virtual void hessian(const la::Vector& x, ReducedHessian& H) = 0;
+  // Convergence measure (spec 3.8 allows a dimensionless one); ||g||_2 by default. Collective.
+  virtual double convergenceMeasure(const la::Vector& x, const la::Vector& g) {
+    (void)x;
+    return g.norm2();
+  }
+};
+
+class NewtonSolver {
+ public:
+  // backend and manifold must outlive the solver.
+  NewtonSolver(const la::Backend& backend, const Manifold& manifold, NewtonOptions options = {});
+  // Called after every accepted step: iteration k (1-based), the new point, stats so far.
+  using Observer = std::function<void(int iteration, const la::Vector& x, const NewtonStats& stats)>;
+  void setObserver(Observer observer) { observer_ = std::move(observer); }
+  // x: initial point on entry, result on exit. Does not throw on non-convergence.
+  NewtonStats solve(NewtonProblem& problem, la::Vector& x);
+  // Forget the Hessian's sparsity pattern (topology changed).
+  void resetPattern();
+  const NewtonOptions& options() const { return options_; }
+  NewtonOptions& options() { return options_; }
+
+ private:
+  void setup(const la::Vector& x);
+  double forcingTerm(double gnorm) const;
+  const la::Backend& backend_;
+  const Manifold& manifold_;
+  NewtonOptions options_;
+  Observer observer_;
+  // Work objects, kept while the point map stays the same.
+  la::IndexMapPtr pointMap_;  // held so its address is not reused
+  la::IndexMapPtr tmap_;
+  std::unique_ptr<la::MatrixAssembler> assembler_;
+  la::VectorPtr g_, y_, rhs_, diag_, xTrial_;
+  la::LinearSolverPtr linear_;
+  double linearRtol_ = -1.0;
+};
+
+}  // namespace kinema::solvers
