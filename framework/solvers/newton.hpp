@@ -109,6 +109,8 @@ class ReducedHessian {
 class NewtonProblem {
  public:
   virtual ~NewtonProblem() = default;
+  // Collective: the global energy, the same value on every rank (sum the owned contributions
+  // over the point map's communicator).
   virtual double energy(const la::Vector& x) = 0;
   // Reduced Riemannian gradient g_red (spec section 3.4), owned entries.
   virtual void gradient(const la::Vector& x, la::Vector& g) = 0;
