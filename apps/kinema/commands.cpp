@@ -97,12 +97,8 @@ int cmdList() {
     std::cout << "  " << name << "  " << e.help << (e.distributed ? " [MPI-distributed]" : " [one rank]") << "\n";
   }
   // Solver types and native preconditioners need a backend object; make one of each.
-  for (const auto& [name, e] : la::backends().entries()) {
-    Config cfg = Config::fromString("backend: {name: " + name + "}", "<list>");
-    ParamSchema schema;
-    la::declareBackendParams(schema);
-    cfg.validate(schema);
-    auto b = e.make(cfg);
+  for (const auto& name : la::backends().names()) {
+    auto b = la::createBackend(name);
     std::string solvers, pcs;
     for (const auto& s : b->solverTypes()) solvers += (solvers.empty() ? "" : ", ") + s;
     for (const auto& p : b->nativePreconditioners()) pcs += (pcs.empty() ? "" : ", ") + p;

@@ -29,17 +29,9 @@ using namespace kinema::bench;
 
 namespace {
 
-la::BackendPtr makeBackend(const std::string& name) {
-  ParamSchema schema;
-  la::declareBackendParams(schema);
-  Config c = Config::fromString("backend: {name: " + name + "}", "<bench>");
-  c.validate(schema);
-  return la::createBackend(c);
-}
-
 // The module's own problem class through the abstract layer: what a Kinema user runs.
 Result kinemaSolve(const std::string& backend, Comm comm, const SolveSpec& spec, double& spmvGBs) {
-  auto be = makeBackend(backend);
+  auto be = la::createBackend(backend);
   poisson::PoissonProblem p(*be, comm, spec.n, {"exponential"});
   auto b = be->createVector(p.map());
   auto assembler = be->createAssembler(p.map(), p.map());
@@ -134,7 +126,7 @@ int main(int argc, char** argv) {
   }
   // Libraries initialise collectively on the world communicator (PetscInitialize): make every
   // backend once on all ranks before the 1-rank phase runs on rank 0 alone.
-  for (const char* name : {"eigen", "petsc", "trilinos"}) makeBackend(name);
+  for (const char* name : {"eigen", "petsc", "trilinos"}) la::createBackend(name);
   std::vector<int> rankCounts{1};
   if (world.size() > 1) rankCounts.push_back(world.size());
 

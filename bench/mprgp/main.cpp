@@ -39,14 +39,6 @@ using namespace kinema::bench;
 
 namespace {
 
-la::BackendPtr makeBackend(const std::string& name) {
-  ParamSchema schema;
-  la::declareBackendParams(schema);
-  Config c = Config::fromString("backend: {name: " + name + "}", "<bench>");
-  c.validate(schema);
-  return la::createBackend(c);
-}
-
 struct Row {
   std::string solver;
   std::string iterations;
@@ -74,7 +66,7 @@ Row runMprgp(const std::string& backendName, Comm comm, const BoxQp& qp, int max
   Row r;
   r.solver = "mprgp/" + backendName;
   try {
-    auto be = makeBackend(backendName);
+    auto be = la::createBackend(backendName);
     auto map = la::IndexMap::uniform(comm, qp.n);
     auto assembler = be->createAssembler(map, map);
     assembler->begin();
@@ -167,7 +159,7 @@ int main(int argc, char** argv) {
     }
   }
   // PETSc initialises collectively on the world communicator: every backend once on all ranks first.
-  for (const char* name : {"petsc", "trilinos"}) makeBackend(name);
+  for (const char* name : {"petsc", "trilinos"}) la::createBackend(name);
 
   MPI_Comm sub;
   MPI_Comm_split(world.raw(), world.isRoot() ? 0 : MPI_UNDEFINED, world.rank(), &sub);

@@ -84,4 +84,12 @@ BackendPtr createBackend(const Config& config) {
   return b;
 }
 
+BackendPtr createBackend(const std::string& name) {
+  ParamSchema schema;
+  declareBackendParams(schema);
+  Config config = Config::fromString("backend: {name: '" + name + "'}", "<backend " + name + ">");
+  config.validate(schema);
+  return createBackend(config);
+}
+
 }  // namespace kinema::la

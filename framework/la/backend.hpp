@@ -56,5 +56,7 @@ NamedRegistry<BackendEntry>& backends();
 void declareBackendParams(ParamSchema& schema);
 // Creates the backend named by `backend.name` in a validated config.
 BackendPtr createBackend(const Config& config);
+// Creates a backend by name with every backend option at its default (tools, tests, benchmarks).
+BackendPtr createBackend(const std::string& name);
 
 }  // namespace kinema::la

@@ -31,14 +31,8 @@ inline std::vector<std::string> backendNames(bool distributedOnly = false) {
   return out;
 }
 
-// The backend made as the app makes it: backend.name in a config validated against the schema.
-inline la::BackendPtr makeBackend(const std::string& name) {
-  ParamSchema schema;
-  la::declareBackendParams(schema);
-  Config c = Config::fromString("backend:\n  name: " + name + "\n", "<test>");
-  c.validate(schema);
-  return la::createBackend(c);
-}
+// The backend by name with default options, as the app makes it.
+inline la::BackendPtr makeBackend(const std::string& name) { return la::createBackend(name); }
 
 // The message of the exception `f` throws, "" if it throws none.
 inline std::string messageOf(const std::function<void()>& f) {

@@ -19,14 +19,6 @@ namespace {
 
 constexpr long kCells = 12;  // 11 interior planes: usable at 1, 2 and 3 ranks
 
-la::BackendPtr makeBackend(const std::string& name) {
-  ParamSchema schema;
-  la::declareBackendParams(schema);
-  Config c = Config::fromString("backend: {name: " + name + "}", "<test>");
-  c.validate(schema);
-  return la::createBackend(c);
-}
-
 struct Reference {
   double errorL2 = 0;
   int cgJacobiIterations = 0;
@@ -34,7 +26,7 @@ struct Reference {
 
 // The discrete solution on this rank alone with eigen: its L2 error and the CG+Jacobi iterations.
 Reference eigenReference() {
-  auto eigen = makeBackend("eigen");
+  auto eigen = la::createBackend("eigen");
   poisson::PoissonProblem p(*eigen, Comm::self(), kCells, {"exponential"});
   auto b = eigen->createVector(p.map());
   auto assembler = eigen->createAssembler(p.map(), p.map());
