@@ -14,6 +14,10 @@ class EigenDirectSolver final : public LinearSolver {
   void setPreconditioner(PreconditionerPtr) override {}
   SolverStats solve(const Vector& b, Vector& x) override;
   std::string description() const override;
+  void setTolerances(double rtol, double atol) override {
+    opts_.rtol = rtol;
+    opts_.atol = atol;
+  }
 
  private:
   LinearSolverOptions opts_;

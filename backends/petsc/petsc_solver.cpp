@@ -129,6 +129,7 @@ void PetscLinearSolver::configureKsp(const Comm& comm) {
     throw InputError(str("PETSc rejected the options of the solver with prefix '", opts_.prefix,
                          "' (backend.petsc.options \"", backendOptions_, "\", native.petsc \"", nativeOptions_,
                          "\"): ", takeLastError()));
+  if (explicitTolerances_) applyTolerances();  // setTolerances() wins over -ksp_rtol / -ksp_atol
 
   // The layer's choices where the options did not say otherwise.
   KSPType type = nullptr;
@@ -350,6 +351,20 @@ std::string PetscLinearSolver::description() const {
   if (opts_.type == "gmres") d += str(", restart ", opts_.restart);
   if (!opts_.prefix.empty()) d += str(", options prefix ", opts_.prefix);
   return d + ")";
+}
+
+void PetscLinearSolver::setTolerances(double rtol, double atol) {
+  opts_.rtol = rtol;
+  opts_.atol = atol;
+  explicitTolerances_ = true;
+  if (ksp_) applyTolerances();
+}
+
+void PetscLinearSolver::applyTolerances() {
+  PetscReal r = 0, a = 0, dtol = 0;
+  PetscInt maxit = 0;
+  KINEMA_PETSC_CHECK(KSPGetTolerances(ksp_, &r, &a, &dtol, &maxit));
+  KINEMA_PETSC_CHECK(KSPSetTolerances(ksp_, opts_.rtol, opts_.atol, dtol, maxit));
 }
 
 }  // namespace kinema::la::petsc

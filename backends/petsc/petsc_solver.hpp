@@ -40,6 +40,7 @@ class PetscLinearSolver final : public LinearSolver {
   void setPreconditioner(PreconditionerPtr P) override;
   SolverStats solve(const Vector& b, Vector& x) override;
   std::string description() const override;
+  void setTolerances(double rtol, double atol) override;
 
   KSP ksp() const { return ksp_; }
   const std::string& prefix() const { return opts_.prefix; }
@@ -48,6 +49,7 @@ class PetscLinearSolver final : public LinearSolver {
   void createKsp(const Comm& comm);
   void configureKsp(const Comm& comm);
   void configurePreconditioner();
+  void applyTolerances();
   void setUp();
   double trueResidual(const Vector& b, const Vector& x);
   static PetscErrorCode convergenceTest(KSP ksp, PetscInt it, PetscReal rnorm, KSPConvergedReason* reason,
@@ -56,6 +58,7 @@ class PetscLinearSolver final : public LinearSolver {
   LinearSolverOptions opts_;
   std::string backendOptions_, nativeOptions_;
   bool direct_ = false;
+  bool explicitTolerances_ = false;  // set by setTolerances(): re-applied over the options
   std::string pcName_;     // a native name, or empty when pc_ is a framework preconditioner
   PreconditionerPtr pc_;   // the framework preconditioner (PCSHELL) when pcName_ is empty
   std::unique_ptr<ShellPreconditioner> shellPc_;

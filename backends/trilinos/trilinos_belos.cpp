@@ -327,6 +327,11 @@ class BelosSolver final : public LinearSolver {
     return s;
   }
 
+  void setTolerances(double rtol, double atol) override {
+    opts_.rtol = rtol;
+    opts_.atol = atol;
+    userTol_ = false;  // the caller's tolerances win over a Belos "Convergence Tolerance"
+  }
   std::string description() const override {
     std::string d = str(opts_.type, " + ", pc_->name(), " (trilinos Belos ", name_, "; rtol ", opts_.rtol,
                         ", atol ", opts_.atol, ", max ", maxIters_, " iterations");

@@ -267,6 +267,10 @@ class DirectSolver final : public LinearSolver {
     return s;
   }
 
+  void setTolerances(double rtol, double atol) override {
+    opts_.rtol = rtol;
+    opts_.atol = atol;
+  }
   std::string description() const override {
     return str("direct (trilinos Amesos2 ", fact_.solverName(), ")");
   }

@@ -23,6 +23,10 @@ class KrylovSolver : public LinearSolver {
   void setOperator(OperatorPtr A) override;
   void setPreconditioner(PreconditionerPtr P) override;
   SolverStats solve(const Vector& b, Vector& x) override;
+  void setTolerances(double rtol, double atol) override {
+    opts_.rtol = rtol;
+    opts_.atol = atol;
+  }
   std::string description() const override;
 
  private:

@@ -47,6 +47,10 @@ class LinearSolver {
   // x holds the initial guess on entry and the solution on exit. Does not throw on
   // non-convergence: the caller reads stats.converged.
   virtual SolverStats solve(const Vector& b, Vector& x) = 0;
+  // New convergence tolerances for the next solves, without re-creating the solver or its
+  // preconditioner (e.g. a Newton forcing term changing every iteration). Overrides rtol / atol
+  // given through native options.
+  virtual void setTolerances(double rtol, double atol) = 0;
   virtual std::string description() const = 0;
 };
 

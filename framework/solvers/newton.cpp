@@ -129,10 +129,9 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
     // Inexact solve H y = -g with rtol = eta_k (Eq. 31).
     const double eta = forcingTerm(gnorm);
     st.forcingTerms.push_back(eta);
-    if (!linear_ || eta != linearRtol_) {
-      la::LinearSolverOptions lo = options_.linear;
-      lo.rtol = std::min(eta, 1.0);
-      linear_ = backend_.createLinearSolver(lo);
+    if (!linear_) linear_ = backend_.createLinearSolver(options_.linear);
+    if (eta != linearRtol_) {
+      linear_->setTolerances(std::min(eta, 1.0), options_.linear.atol);  // no new solver per iteration
       linearRtol_ = eta;
     }
     linear_->setOperator(A);

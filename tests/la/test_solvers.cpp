@@ -335,3 +335,54 @@ INSTANTIATE_TEST_SUITE_P(Backends, SolverTest, ::testing::ValuesIn(backendNames(
 
 }  // namespace
 }  // namespace kinema::test
+
+namespace kinema::test {
+namespace {
+
+// setTolerances changes the stopping test of an existing solver in place (Newton forcing terms).
+class SetTolerancesTest : public BackendTest {};
+
+TEST_P(SetTolerancesTest, LooserToleranceStopsEarlierAndTighterAgainLater) {
+  const GlobalIndex n = 200;
+  auto map = uniform(n);
+  auto asmb = backend->createAssembler(map, map);
+  asmb->begin();
+  for (GlobalIndex i = map->ownedBegin(); i < map->ownedEnd(); ++i) {
+    asmb->addScalar(i, i, 2.0 + 1e-3 * static_cast<double>(i));
+    if (i > 0) asmb->addScalar(i, i - 1, -1.0);
+    if (i + 1 < n) asmb->addScalar(i, i + 1, -1.0);
+  }
+  la::MatrixPtr A = asmb->end();
+  auto b = backend->createVector(map);
+  {
+    auto v = b->view();
+    for (LocalIndex i = 0; i < b->ownedSize(); ++i) v[i] = fA(map->ownedBegin() + i);
+  }
+  la::LinearSolverOptions o;
+  o.type = "cg";
+  o.preconditioner = "none";
+  o.rtol = 1e-10;
+  o.maxIterations = 1000;
+  auto solver = backend->createLinearSolver(o);
+  solver->setOperator(A);
+  auto solve = [&] {
+    auto x = backend->createVector(map);
+    return solver->solve(*b, *x);
+  };
+  const la::SolverStats tight = solve();
+  solver->setTolerances(1e-3, 0.0);
+  const la::SolverStats loose = solve();
+  solver->setTolerances(1e-10, 0.0);
+  const la::SolverStats again = solve();
+  ASSERT_TRUE(tight.converged && loose.converged && again.converged) << GetParam();
+  EXPECT_LT(loose.iterations, tight.iterations) << GetParam();
+  EXPECT_LE(loose.finalResidual, 1e-3 * loose.rhsNorm) << GetParam();
+  EXPECT_GT(loose.finalResidual, 1e-10 * loose.rhsNorm) << GetParam();  // it really stopped early
+  EXPECT_EQ(again.iterations, tight.iterations) << GetParam();
+  EXPECT_LE(again.finalResidual, 1e-10 * again.rhsNorm) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryBackend, SetTolerancesTest, ::testing::ValuesIn(backendNames()), paramName);
+
+}  // namespace
+}  // namespace kinema::test
