@@ -169,18 +169,16 @@ struct Ops {
     return ds;
   }
 
-  // Writes `count` rows starting at `row` of this rank's data (count may be 0; the rank still
-  // takes part in the collective write with an empty selection).
-  template <class T>
-  void write(hid_t ds, const std::string& path, const Shape& shape, std::uint64_t row,
-             std::uint64_t count, const T* data) const {
-    // A dataset with no elements has no storage, and MPI-IO refuses to write to it; the shape is
-    // the same on every rank, so all of them skip together.
-    if (!shape.empty() && product(shape) == 0) return;
-    Handle filespace(H5Dget_space(ds), H5Sclose);
-    std::uint64_t n = count * product(shape, 1);
-    hsize_t memDims = std::max<std::uint64_t>(n, 1);
-    Handle memspace(H5Screate_simple(1, &memDims, nullptr), H5Sclose);
+  // A flat memory dataspace of n values (at least 1: HDF5 rejects empty simple dataspaces).
+  Handle memorySpace(std::uint64_t n) const {
+    hsize_t dims = std::max<std::uint64_t>(n, 1);
+    return Handle(H5Screate_simple(1, &dims, nullptr), H5Sclose);
+  }
+
+  // Selects rows [row, row + count) of a dataset of `shape` in `filespace`, and the first n
+  // values of `memspace`; an empty selection on both when n = 0 (the rank still takes part).
+  void selectRows(const Handle& filespace, const Handle& memspace, const Shape& shape, std::uint64_t row,
+                  std::uint64_t count, std::uint64_t n, const std::string& path) const {
     if (!filespace.valid() || !memspace.valid()) fail("cannot create dataspaces for", path);
     if (n == 0) {
       H5Sselect_none(filespace.get());
@@ -189,10 +187,22 @@ struct Ops {
       std::vector<hsize_t> start(shape.size(), 0), cnt(shape.begin(), shape.end());
       start[0] = row;
       cnt[0] = count;
-      if (H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, cnt.data(),
-                              nullptr) < 0)
+      if (H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, cnt.data(), nullptr) < 0)
         fail("cannot select rows of", path);
     }
+  }
+
+  // Writes `count` rows starting at `row` of this rank's data (count may be 0; the rank still
+  // takes part in the collective write with an empty selection).
+  template <class T>
+  void write(hid_t ds, const std::string& path, const Shape& shape, std::uint64_t row,
+             std::uint64_t count, const T* data) const {
+    // A dataset with no elements has no storage, and MPI-IO refuses to write to it; the shape is
+    // the same on every rank, so all of them skip together.
+    if (!shape.empty() && product(shape) == 0) return;
+    std::uint64_t n = count * product(shape, 1);
+    Handle filespace(H5Dget_space(ds), H5Sclose), memspace = memorySpace(n);
+    selectRows(filespace, memspace, shape, row, count, n, path);
     Handle dxpl = transfer();
     T dummy{};  // some HDF5 versions reject a null buffer even for an empty selection
     if (H5Dwrite(ds, H5Type<T>::memory(), memspace.get(), filespace.get(), dxpl.get(),
@@ -215,20 +225,8 @@ struct Ops {
     std::uint64_t n = shape.empty() ? 1 : rows * product(shape, 1);
     std::vector<T> out(n);
     if (!shape.empty() && product(shape) == 0) return out;
-    Handle filespace(H5Dget_space(ds.get()), H5Sclose);
-    hsize_t memDims = std::max<std::uint64_t>(n, 1);
-    Handle memspace(H5Screate_simple(1, &memDims, nullptr), H5Sclose);
-    if (n == 0) {
-      H5Sselect_none(filespace.get());
-      H5Sselect_none(memspace.get());
-    } else if (!shape.empty()) {
-      std::vector<hsize_t> start(shape.size(), 0), cnt(shape.begin(), shape.end());
-      start[0] = row;
-      cnt[0] = rows;
-      if (H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, cnt.data(),
-                              nullptr) < 0)
-        fail("cannot select rows of", path);
-    }
+    Handle filespace(H5Dget_space(ds.get()), H5Sclose), memspace = memorySpace(n);
+    selectRows(filespace, memspace, shape, row, rows, n, path);
     Handle dxpl = transfer();
     T dummy{};
     if (H5Dread(ds.get(), H5Type<T>::memory(), memspace.get(), filespace.get(), dxpl.get(),
