@@ -46,6 +46,8 @@ class CheckpointReader {
   std::vector<double> readArray(const std::string& name) const;
   bool has(const std::string& name) const;
   const std::string& path() const { return path_; }
+  // The file itself, for modules that store ragged per-object data as slabs (collective reads).
+  const H5File& file() const { return *file_; }
 
  private:
   std::string path_;

@@ -32,6 +32,9 @@ class Module {
   virtual void setup(RunContext& ctx) = 0;
   // Steps in the whole run; the runner calls step() for steps 1..totalSteps().
   virtual long totalSteps() const = 0;
+  // True when the module has nothing left to do before totalSteps() (an optimisation that has
+  // converged); the runner then writes the last frame and checkpoint and stops.
+  virtual bool finished() const { return false; }
   // Simulated time after the last step (static problems may return the step index).
   virtual double time() const = 0;
   // Advances one step and appends its diagnostics (same columns every step; the runner adds

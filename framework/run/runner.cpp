@@ -103,7 +103,7 @@ RunResult runScene(const SceneOptions& options) {
   try {
     Progress progress(total, config.getReal("run.progress_seconds"));
     io::Diagnostics::Row row;
-    while (step < total) {
+    while (step < total && !module->finished()) {
       ++step;
       if (step == failAt) throw Error(str("run.fail_at_step = ", failAt, ": rehearsed failure"));
       double t0 = wallTime();
@@ -117,11 +117,12 @@ RunResult runScene(const SceneOptions& options) {
       row[1].second = module->time();
       row.emplace_back("wall_seconds", comm.max(wallTime() - t0));
       diagnostics.addRow(row);
-      if (due(step, total, frameEvery)) {
+      const bool last = step == total || module->finished();
+      if (last || due(step, total, frameEvery)) {
         ScopedTimer t("output");
         module->writeFrame(ctx, frames);
       }
-      if (due(step, total, checkpointEvery)) {
+      if (last || due(step, total, checkpointEvery)) {
         ScopedTimer t("checkpoint");
         diagnostics.writeTo(frames.file(), "/diagnostics");
         std::string path = out.checkpointDir() + "/" + checkpointName(step);
