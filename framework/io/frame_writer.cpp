@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <sstream>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "framework/core/error.hpp"
 
@@ -173,10 +175,82 @@ void FrameWriter::beginFrame(double time, const PointSet& points) {
   open_ = true;
 }
 
+void FrameWriter::beginFrame(double time, const Polylines& lines) {
+  KINEMA_CHECK(!open_, "FrameWriter::beginFrame while frame ", current_, " is open");
+  KINEMA_CHECK(lines.positions.size() % 3 == 0, "FrameWriter: positions are not rows of 3");
+  std::int64_t local = static_cast<std::int64_t>(lines.positions.size() / 3);
+  std::int64_t localLines = static_cast<std::int64_t>(lines.lineSizes.size());
+  KINEMA_CHECK(lines.pointOffset >= 0 && lines.pointOffset + local <= lines.globalPoints,
+               "FrameWriter: polyline points [", lines.pointOffset, ", ", lines.pointOffset + local,
+               ") outside the set of ", lines.globalPoints);
+  KINEMA_CHECK(lines.lineOffset >= 0 && lines.lineOffset + localLines <= lines.globalLines,
+               "FrameWriter: polylines [", lines.lineOffset, ", ", lines.lineOffset + localLines,
+               ") outside the set of ", lines.globalLines);
+  std::int64_t used = 0;
+  for (std::int64_t n : lines.lineSizes) {
+    KINEMA_CHECK(n >= 1, "FrameWriter: a polyline of ", n, " points");
+    used += n;
+  }
+  KINEMA_CHECK(used == local, "FrameWriter: this rank's polylines use ", used, " points, it holds ", local);
+  std::int64_t totalPoints = comm_.sum(local), totalLines = comm_.sum(localLines);
+  KINEMA_CHECK(totalPoints == lines.globalPoints, "FrameWriter: ranks hold ", totalPoints,
+               " polyline points in total, the set has ", lines.globalPoints);
+  KINEMA_CHECK(totalLines == lines.globalLines, "FrameWriter: ranks hold ", totalLines,
+               " polylines in total, the set has ", lines.globalLines);
+
+  // The Mixed-topology array of this rank's lines: 2 (XDMF polyline), point count, global indices.
+  std::vector<std::int64_t> connectivity;
+  connectivity.reserve(static_cast<std::size_t>(2 * localLines + local));
+  std::int64_t point = lines.pointOffset;
+  for (std::int64_t n : lines.lineSizes) {
+    connectivity.push_back(2);
+    connectivity.push_back(n);
+    for (std::int64_t k = 0; k < n; ++k) connectivity.push_back(point++);
+  }
+  // The slab of this rank starts after the arrays of every rank whose lines come first (ranks
+  // may hold their line ranges in any order; empty ranks contribute nothing).
+  auto length = static_cast<std::int64_t>(connectivity.size());
+  std::vector<std::int64_t> offsets = comm_.allgather(lines.lineOffset);
+  std::vector<std::int64_t> lengths = comm_.allgather(length);
+  std::vector<std::int64_t> counts = comm_.allgather(localLines);
+  std::int64_t connOffset = 0, connTotal = 0;
+  for (std::size_t r = 0; r < offsets.size(); ++r) {
+    connTotal += lengths[r];
+    if (offsets[r] < lines.lineOffset) connOffset += lengths[r];
+  }
+  // The ranks' line ranges must tile [0, globalLines) (same verdict on every rank).
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+  for (std::size_t r = 0; r < offsets.size(); ++r)
+    if (counts[r] > 0) ranges.emplace_back(offsets[r], counts[r]);
+  std::sort(ranges.begin(), ranges.end());
+  std::int64_t end = 0;
+  for (const auto& [begin, count] : ranges) {
+    KINEMA_CHECK(begin == end, "FrameWriter: the ranks' polyline ranges overlap or leave a gap at line ", end);
+    end += count;
+  }
+
+  current_ = "/frames/" + frameName(frames_);
+  file_->remove(current_);
+  file_->createGroup(current_);
+  file_->writeAttribute(current_, "time", time);
+  file_->writeAttribute(current_, "mesh", std::string("polylines"));
+  file_->writeAttribute(current_, "count", lines.globalPoints);
+  file_->writeAttribute(current_, "lines", lines.globalLines);
+  meshKind_ = "polylines";
+  rowOffset_ = static_cast<std::uint64_t>(lines.pointOffset);
+  localRows_ = static_cast<std::uint64_t>(local);
+  globalRows_ = static_cast<std::uint64_t>(lines.globalPoints);
+  file_->writeSlab(current_ + "/positions", {globalRows_, 3}, rowOffset_, lines.positions);
+  file_->writeSlab(current_ + "/connectivity", {static_cast<std::uint64_t>(connTotal)},
+                   static_cast<std::uint64_t>(connOffset), std::span<const std::int64_t>(connectivity));
+  open_ = true;
+}
+
 void FrameWriter::addField(const std::string& name, std::span<const double> local, int components) {
   KINEMA_CHECK(open_, "FrameWriter::addField('", name, "') outside beginFrame/endFrame");
   KINEMA_CHECK(components >= 1, "FrameWriter::addField('", name, "'): components must be >= 1");
-  KINEMA_CHECK(!name.empty() && name.find('/') == std::string::npos && name != "positions",
+  KINEMA_CHECK(!name.empty() && name.find('/') == std::string::npos && name != "positions" &&
+                   !(meshKind_ == "polylines" && name == "connectivity"),
                "FrameWriter::addField: invalid field name '", name, "'");
   auto c = static_cast<std::uint64_t>(components);
   Shape shape{globalRows_};
@@ -246,11 +320,25 @@ void FrameWriter::writeXdmf() {
         << "     <DataItem Dimensions=\"" << n << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
         << file << ":" << g << "/positions</DataItem>\n"
         << "    </Geometry>\n";
+    } else if (mesh == "polylines") {
+      std::int64_t n = file_->readAttributeInt(g, "count");
+      std::int64_t lines = file_->readAttributeInt(g, "lines");
+      Shape conn = file_->shape(g + "/connectivity");
+      // Mixed topology: ParaView's Xdmf3 reader takes the polyline (type 2) with its point count.
+      x << "    <Topology TopologyType=\"Mixed\" NumberOfElements=\"" << lines << "\">\n"
+        << "     <DataItem Dimensions=\"" << dimsText(conn)
+        << "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">" << file << ":" << g
+        << "/connectivity</DataItem>\n"
+        << "    </Topology>\n"
+        << "    <Geometry GeometryType=\"XYZ\">\n"
+        << "     <DataItem Dimensions=\"" << n << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
+        << file << ":" << g << "/positions</DataItem>\n"
+        << "    </Geometry>\n";
     } else {
       throw Error(str(h5Path_, ": frame ", g, " has unknown mesh kind '", mesh, "'"));
     }
     for (const std::string& field : file_->children(g)) {
-      if (field == "positions") continue;
+      if (field == "positions" || (mesh == "polylines" && field == "connectivity")) continue;
       Shape s = file_->shape(g + "/" + field);
       std::uint64_t comps = s.size() > meshRank ? s.back() : 1;
       std::string item = xmlEscape(g + "/" + field);

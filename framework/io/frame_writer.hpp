@@ -5,10 +5,15 @@
 // after every frame, so it is always valid up to the last complete frame, and a restarted run
 // (append mode) continues the same collection.
 //
-// Layout: /frames/<k, 6 digits>/ with attributes time, mesh ("uniform_grid" | "points"), and
+// Layout: /frames/<k, 6 digits>/ with attributes time, mesh ("uniform_grid" | "points" |
+// "polylines"), and
 //   uniform_grid: attributes dims (nz, ny, nx as "nz ny nx"), origin and spacing (x y z); fields
 //                 are datasets of shape (nz, ny, nx[, components]) split over ranks by z-planes.
 //   points:       dataset "positions" (n, 3) split over ranks by rows; fields (n[, components]).
+//   polylines:    attributes count (points) and lines; datasets "positions" (n, 3) and
+//                 "connectivity" (the XDMF Mixed topology array: per line the polyline type id 2,
+//                 its point count, then its global point indices), both split over ranks;
+//                 fields per point (n[, components]).
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -36,6 +41,19 @@ struct PointSet {
   std::span<const double> positions;  // local rows x 3
 };
 
+// Polylines (hair strands, rods), split over ranks: this rank holds points
+// [pointOffset, pointOffset + positions.size() / 3) and lines [lineOffset, lineOffset +
+// lineSizes.size()); its lines use exactly its points, in order (line k of this rank is the next
+// lineSizes[k] local points).
+struct Polylines {
+  std::int64_t globalPoints = 0;
+  std::int64_t pointOffset = 0;
+  std::span<const double> positions;  // local points x 3
+  std::int64_t globalLines = 0;
+  std::int64_t lineOffset = 0;
+  std::span<const std::int64_t> lineSizes;  // points per local line
+};
+
 class FrameWriter {
  public:
   // Opens (create) or reopens (append, for a restart) `<dir>/<base>.h5`; the XDMF is
@@ -46,6 +64,7 @@ class FrameWriter {
 
   void beginFrame(double time, const UniformGrid& grid);
   void beginFrame(double time, const PointSet& points);
+  void beginFrame(double time, const Polylines& lines);
   // A field on the current frame: this rank's values (points or grid points in its slab),
   // `components` values each (1 = scalar, 3 = vector).
   void addField(const std::string& name, std::span<const double> local, int components = 1);

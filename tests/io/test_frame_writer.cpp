@@ -1,6 +1,6 @@
-// FrameWriter: frames of a uniform grid and of a point set, read back through H5File and
-// compared with the values they were computed from (so 1 and 2 ranks must agree exactly), the
-// XDMF checked against the HDF5 file, and restart (append) with frame truncation.
+// FrameWriter: frames of a uniform grid, of a point set and of polylines, read back through
+// H5File and compared with the values they were computed from (so 1 and 2 ranks must agree
+// exactly), the XDMF checked against the HDF5 file, and restart (append) with frame truncation.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -235,6 +235,134 @@ TEST(FrameWriter, PointSetFramesAndXdmf) {
     EXPECT_EQ(fr.hdfItems[0].second, "pts.h5:/" + std::string("frames/") + fr.name.substr(6) + "/positions");
   }
   checkXdmfReferences(frames, dir, "pts");
+}
+
+// Three polylines of different lengths (3, 5 and 2 points), lines split over ranks.
+const std::vector<std::int64_t> kLineSizes{3, 5, 2};
+const std::int64_t kLinePoints = 10;
+
+double lineCoord(std::int64_t p, int c, int frame) { return 0.5 * p - c + 2.0 * frame; }
+
+void writeLineFrame(FrameWriter& w, int frame, double time) {
+  Comm world = Comm::world();
+  auto [l0, nl] = split(static_cast<std::int64_t>(kLineSizes.size()), world);
+  std::int64_t p0 = 0, np = 0;
+  for (std::int64_t l = 0; l < l0; ++l) p0 += kLineSizes[static_cast<std::size_t>(l)];
+  for (std::int64_t l = l0; l < l0 + nl; ++l) np += kLineSizes[static_cast<std::size_t>(l)];
+  std::vector<double> pos, arc;
+  for (std::int64_t p = p0; p < p0 + np; ++p) {
+    for (int c = 0; c < 3; ++c) pos.push_back(lineCoord(p, c, frame));
+    arc.push_back(static_cast<double>(p) + frame);
+  }
+  std::vector<std::int64_t> sizes(kLineSizes.begin() + l0, kLineSizes.begin() + l0 + nl);
+  Polylines pl;
+  pl.globalPoints = kLinePoints;
+  pl.pointOffset = p0;
+  pl.positions = pos;
+  pl.globalLines = static_cast<std::int64_t>(kLineSizes.size());
+  pl.lineOffset = l0;
+  pl.lineSizes = sizes;
+  w.beginFrame(time, pl);
+  w.addField("arc", arc);
+  w.endFrame();
+}
+
+void checkLineFrame(const H5File& f, int frame, double time) {
+  std::string g = frameGroup(frame);
+  EXPECT_EQ(f.readAttributeReal(g, "time"), time);
+  EXPECT_EQ(f.readAttributeString(g, "mesh"), "polylines");
+  EXPECT_EQ(f.readAttributeInt(g, "count"), kLinePoints);
+  EXPECT_EQ(f.readAttributeInt(g, "lines"), 3);
+  EXPECT_EQ(f.shape(g + "/positions"), (Shape{kLinePoints, 3}));
+  // Per line: XDMF polyline type 2, point count, global point indices.
+  std::vector<std::int64_t> expected{2, 3, 0, 1, 2, 2, 5, 3, 4, 5, 6, 7, 2, 2, 8, 9};
+  EXPECT_EQ(f.shape(g + "/connectivity"), (Shape{expected.size()}));
+  EXPECT_EQ(f.readAllInt(g + "/connectivity"), expected);
+  std::vector<double> pos = f.readAll(g + "/positions"), arc = f.readAll(g + "/arc");
+  for (std::int64_t p = 0; p < kLinePoints; ++p) {
+    EXPECT_EQ(arc[static_cast<std::size_t>(p)], static_cast<double>(p) + frame);
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(pos[static_cast<std::size_t>(3 * p + c)], lineCoord(p, c, frame));
+  }
+}
+
+TEST(FrameWriter, PolylineFramesAndXdmf) {
+  Comm world = Comm::world();
+  std::string dir = test::scratchDir("frames_lines");
+  {
+    FrameWriter w(dir, "lines", world);
+    writeLineFrame(w, 0, 0.0);
+    writeLineFrame(w, 1, 0.5);
+  }
+  {
+    H5File f(dir + "/lines.h5", H5File::Mode::read, world);
+    checkLineFrame(f, 0, 0.0);
+    checkLineFrame(f, 1, 0.5);
+  }
+  std::vector<XdmfFrame> frames = parseXdmf(test::readText(dir + "/lines.xdmf"));
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[1].time, 0.5);
+  for (const XdmfFrame& fr : frames) {
+    EXPECT_EQ(fr.topology, R"(<Topology TopologyType="Mixed" NumberOfElements="3">)");
+    std::string g = "/frames/" + fr.name.substr(6);
+    EXPECT_NE(fr.text.find(R"(<DataItem Dimensions="16" NumberType="Int" Precision="8" Format="HDF">lines.h5:)" +
+                           g + "/connectivity</DataItem>\n    </Topology>"),
+              std::string::npos)
+        << fr.text;
+    EXPECT_NE(fr.text.find(R"(<Geometry GeometryType="XYZ">)"), std::string::npos);
+    EXPECT_NE(fr.text.find(R"(<Attribute Name="arc" AttributeType="Scalar" Center="Node">)"), std::string::npos);
+    EXPECT_EQ(fr.text.find(R"(Attribute Name="connectivity")"), std::string::npos);
+    ASSERT_EQ(fr.hdfItems.size(), 3u);  // connectivity, positions, arc
+    EXPECT_EQ(fr.hdfItems[0].first, "16");
+    EXPECT_EQ(fr.hdfItems[1].first, "10 3");
+    EXPECT_EQ(fr.hdfItems[2].first, "10");
+  }
+  checkXdmfReferences(frames, dir, "lines");
+  {
+    // A restart keeps frame 0 and continues with polylines.
+    FrameWriter w(dir, "lines", world, true, /*keepFrames=*/1);
+    EXPECT_EQ(w.frames(), 1);
+    writeLineFrame(w, 1, 0.75);
+  }
+  frames = parseXdmf(test::readText(dir + "/lines.xdmf"));
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[1].time, 0.75);
+  {
+    H5File f(dir + "/lines.h5", H5File::Mode::read, world);
+    checkLineFrame(f, 1, 0.75);
+  }
+  checkXdmfReferences(frames, dir, "lines");
+}
+
+TEST(FrameWriter, PolylineMisuseIsAnError) {
+  Comm world = Comm::world();
+  std::string dir = test::scratchDir("frames_lines_misuse");
+  FrameWriter w(dir, "bad", world);
+  // Every rank holds one line of 2 points; the sizes below disagree with that.
+  std::vector<double> pos(6, 0.0);
+  std::vector<std::int64_t> three{3}, two{2};
+  Polylines pl;
+  pl.globalPoints = 2 * world.size();
+  pl.pointOffset = 2 * world.rank();
+  pl.positions = pos;
+  pl.globalLines = world.size();
+  pl.lineOffset = world.rank();
+  pl.lineSizes = three;  // uses 3 points, the rank holds 2
+  EXPECT_THROW(w.beginFrame(0.0, pl), Error);
+  pl.lineSizes = two;
+  pl.globalLines = world.size() + 1;  // one line missing
+  EXPECT_THROW(w.beginFrame(0.0, pl), Error);
+  pl.globalLines = world.size();
+  pl.lineOffset = 0;  // every rank claims line 0
+  if (world.size() > 1) {
+    EXPECT_THROW(w.beginFrame(0.0, pl), Error);
+  }
+  pl.lineOffset = world.rank();
+  w.beginFrame(0.0, pl);
+  std::vector<double> field(2, 1.0);
+  EXPECT_THROW(w.addField("connectivity", field), Error);
+  w.addField("m", field);
+  w.endFrame();
+  EXPECT_EQ(w.frames(), 1);
 }
 
 TEST(FrameWriter, AppendContinuesAndTruncates) {
