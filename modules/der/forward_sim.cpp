@@ -1,0 +1,273 @@
+// Implicit forward simulation of one DER strand (specs/der.md 1.2, 1.8; paper Eq. 1, Sec. VI).
+#include "modules/der/forward_sim.hpp"
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <utility>
+
+#include "framework/core/error.hpp"
+#include "modules/der/rod_mass.hpp"
+
+namespace kinema::der {
+
+namespace {
+
+// "x_5.z" / "theta_4" for q index d.
+std::string dofName(int d) {
+  if (d % 4 == 3) return str("theta_", d / 4);
+  return str("x_", d / 4, ".", "xyz"[d % 4]);
+}
+
+}  // namespace
+
+RootMotion RootMotion::translation(const Vec3& velocity) {
+  return {[velocity](double t) {
+    Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+    T.translation() = velocity * t;
+    return T;
+  }};
+}
+
+RootMotion RootMotion::rotation(const Vec3& center, const Vec3& axis, double omega) {
+  const Vec3 a = axis.normalized();
+  return {[center, a, omega](double t) {
+    Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+    T.translate(center);
+    T.rotate(Eigen::AngleAxisd(omega * t, a));
+    T.translate(-center);
+    return T;
+  }};
+}
+
+StrandSimulator::StrandSimulator(std::vector<double> q0, RestState rest, Material material, ForwardSimOptions options)
+    : StrandSimulator(q0, initialFrames(q0), std::move(rest), std::move(material), std::move(options)) {}
+
+StrandSimulator::StrandSimulator(std::vector<double> q0, ReferenceFrames frames, RestState rest, Material material,
+                                 ForwardSimOptions options)
+    : q_(std::move(q0)),
+      frames_(std::move(frames)),
+      rest_(std::move(rest)),
+      material_(std::move(material)),
+      options_(std::move(options)),
+      ldlt_(options_.pivotFloor) {
+  N_ = vertexCount(q_);
+  n_ = freeDofCount(N_);
+  checkRestState(rest_, N_);
+  if (options_.maxNewtonIterations < 1)
+    throw InputError(str("forward simulation: max Newton iterations must be >= 1, got ", options_.maxNewtonIterations));
+  const std::size_t m = q_.size();
+  qdot_.assign(m, 0.0);
+  qPrev_.assign(m, 0.0);
+  qStar_.assign(m, 0.0);
+  qTrial_.assign(m, 0.0);
+  f_.assign(m, 0.0);
+  g_.assign(n_, 0.0);
+  dx_.assign(n_, 0.0);
+  mass_ = massDiagonal(rest_.restLength, material_);
+  fext_ = gravityForce(mass_, material_.gravity);
+  H_.resize(n_, kForwardBandwidth);
+  checkFinite("the initial configuration", q_);
+  // Kinematics at q0 (also sizes K_ once) and the root's initial state for prescribed motion.
+  transportFrames(frames_, q_);
+  computeKinematics(q_, frames_, K_, options_.model);
+  rootX0_ = Vec3(q_[xIndex(0, 0)], q_[xIndex(0, 1)], q_[xIndex(0, 2)]);
+  rootX1_ = Vec3(q_[xIndex(1, 0)], q_[xIndex(1, 1)], q_[xIndex(1, 2)]);
+  rootM1_ = K_.m1[0];
+  stats_ = energies();
+}
+
+void StrandSimulator::setVelocity(const std::vector<double>& qdot) {
+  if (qdot.size() != q_.size())
+    throw InputError(str("forward simulation: velocity of size ", qdot.size(), " for ", q_.size(), " DOFs"));
+  qdot_ = qdot;
+  checkFinite("the velocity", qdot_);
+}
+
+void StrandSimulator::restoreState(const std::vector<double>& q, const std::vector<double>& qdot,
+                                   const ReferenceFrames& frames, double time, long steps) {
+  if (q.size() != q_.size() || qdot.size() != q_.size() || frames.a1.size() != frames_.a1.size() ||
+      frames.tangent.size() != frames_.tangent.size() || frames.refTwist.size() != frames_.refTwist.size())
+    throw InputError(str("forward simulation: restored state does not fit a strand of ", N_, " vertices"));
+  q_ = q;
+  qdot_ = qdot;
+  frames_ = frames;
+  checkFinite("the restored configuration", q_);
+  checkFinite("the restored velocity", qdot_);
+  time_ = time;
+  steps_ = steps;
+  evaluatedAtEnd_ = false;
+  stats_ = energies();
+}
+
+StepStats StrandSimulator::energies() const {
+  StepStats s = stats_;
+  s.time = time_;
+  s.step = steps_;
+  s.elastic = elasticEnergy(computeKinematics(q_, frames_, options_.model), rest_, material_.radius);
+  s.kinetic = 0.0;
+  s.gravityPotential = 0.0;
+  for (std::size_t d = 0; d < q_.size(); ++d) {
+    s.kinetic += 0.5 * mass_[d] * qdot_[d] * qdot_[d];
+    s.gravityPotential -= fext_[d] * q_[d];
+  }
+  return s;
+}
+
+void StrandSimulator::fail(const std::string& message) const {
+  throw Error(str("DER forward simulation", options_.strandId >= 0 ? str(" of strand ", options_.strandId) : "",
+                  ", step ", steps_ + 1, " (from t = ", time_, "): ", message));
+}
+
+void StrandSimulator::checkFinite(const char* what, const std::vector<double>& v) const {
+  for (std::size_t d = 0; d < v.size(); ++d)
+    if (!std::isfinite(v[d]))
+      fail(str(what, " is non-finite: ", v[d], " at q[", d, "] (", dofName(static_cast<int>(d)), ")"));
+}
+
+void StrandSimulator::prescribeRoot(const RootMotion& root, double t) {
+  if (!root.transform) return;  // the root stays where it is
+  const Eigen::Isometry3d T = root.transform(t);
+  const Vec3 x0 = T * rootX0_, x1 = T * rootX1_;
+  for (int c = 0; c < 3; ++c) {
+    q_[xIndex(0, c)] = x0[c];
+    q_[xIndex(1, c)] = x1[c];
+  }
+  // theta_0 such that m_1^0 = R m_1^0(0): measured from the reference director a_1^0
+  // time-parallel transported to the new edge, unwrapped against the previous theta_0.
+  const Vec3 t0 = (x1 - x0).normalized();
+  const Vec3 a1 = parallelTransport(frames_.a1[0], frames_.tangent[0], t0);
+  const double previous = q_[thetaIndex(0)];
+  double theta = signedAngle(a1, T.linear() * rootM1_, t0);
+  const double twoPi = 2.0 * std::numbers::pi;
+  theta += twoPi * std::round((previous - theta) / twoPi);
+  q_[thetaIndex(0)] = theta;
+}
+
+void StrandSimulator::evaluate(double dt) {
+  if (!evaluated_) {
+    computeKinematics(q_, frames_, K_, options_.model);
+    elastic_ = elasticForce(K_, rest_, material_.radius, f_);
+  }
+  evaluated_ = false;  // K_ and f_ are reused once only when the caller says q_ is unchanged
+  // g = grad (E_in + E) on the free DOFs: M / dt^2 (q - q*) - f (Eq. 1).
+  const double w = 1.0 / (dt * dt);
+  for (int a = 0; a < n_; ++a) {
+    const int d = a + kFixedDofs;
+    g_[a] = w * mass_[d] * (q_[d] - qStar_[d]) - f_[d];
+  }
+}
+
+double StrandSimulator::inertialEnergy(const std::vector<double>& q, double dt) const {
+  double e = 0.0;
+  for (int d = kFixedDofs; d < static_cast<int>(q.size()); ++d) e += mass_[d] * (q[d] - qStar_[d]) * (q[d] - qStar_[d]);
+  return 0.5 * e / (dt * dt);
+}
+
+double StrandSimulator::incrementalPotential(const std::vector<double>& q, double dt) {
+  computeKinematics(q, frames_, K_, options_.model);
+  return elasticEnergy(K_, rest_, material_.radius).total() + inertialEnergy(q, dt);
+}
+
+const StepStats& StrandSimulator::step(double dt, const RootMotion& root) {
+  if (!(dt > 0.0) || !std::isfinite(dt)) throw InputError(str("forward simulation: time step must be > 0, got ", dt));
+  try {
+    qPrev_ = q_;  // same size: no allocation
+    // q* = q + dt qdot + dt^2 M^{-1} f_ext (Eq. 1), free DOFs.
+    for (std::size_t d = kFixedDofs; d < q_.size(); ++d)
+      qStar_[d] = q_[d] + dt * qdot_[d] + dt * dt * fext_[d] / mass_[d];
+    checkFinite("the inertial target q* = q + dt qdot + dt^2 M^-1 f_ext", qStar_);
+    prescribeRoot(root, time_ + dt);
+    // With a fixed root, q_ is the state the previous step ended with and evaluated: its
+    // kinematics and elastic force are still valid (frames were transported since, which does
+    // not change them).
+    evaluated_ = evaluatedAtEnd_ && !root.transform;
+    evaluatedAtEnd_ = false;
+
+    StepStats& s = stats_;
+    s.newtonIterations = 0;
+    s.clampedPivots = 0;
+    const double w = 1.0 / (dt * dt);
+    double g0 = -1.0;
+    for (;;) {
+      checkFinite("the configuration", q_);
+      evaluate(dt);
+      double gnorm2 = 0.0;
+      for (double v : g_) gnorm2 += v * v;
+      const double gnorm = std::sqrt(gnorm2);
+      if (!std::isfinite(gnorm)) {
+        fail(str("the Newton residual is ", gnorm, " (non-finite elastic force)"));
+      }
+      s.residualNorm = gnorm;
+      if (g0 < 0.0) g0 = gnorm;
+      if (s.newtonIterations >= options_.maxNewtonIterations) break;
+      if (gnorm <= options_.absoluteTolerance || gnorm <= options_.relativeTolerance * g0) break;
+
+      // Newton system (M / dt^2 + H) dx = -g, banded with kd = 10.
+      H_.setZero();
+      for (int a = 0; a < n_; ++a) H_.add(a, a, w * mass_[a + kFixedDofs]);
+      addElasticHessian(K_, rest_, material_.radius, H_);
+      s.clampedPivots += ldlt_.factor(H_).clampedPivots;
+      ldlt_.solve(g_, dx_);
+      for (int a = 0; a < n_; ++a)
+        if (!std::isfinite(dx_[a]))
+          fail(str("the Newton step is non-finite: ", dx_[a], " at q[", a + kFixedDofs, "] (",
+                   dofName(a + kFixedDofs), ")"));
+      double slope = 0.0;
+      for (int a = 0; a < n_; ++a) {
+        dx_[a] = -dx_[a];
+        slope += g_[a] * dx_[a];
+      }
+      double alpha = 1.0;
+      if (options_.lineSearch) {
+        // Backtracking on E_in + E (Armijo constant 1e-4, halving, at most 30 halvings).
+        const double phi0 = elastic_.total() + inertialEnergy(q_, dt);  // K_, elastic_ are at q_
+        for (int k = 0; k < 30; ++k) {
+          qTrial_ = q_;
+          for (int a = 0; a < n_; ++a) qTrial_[a + kFixedDofs] += alpha * dx_[a];
+          double phi = 0.0;
+          try {
+            phi = incrementalPotential(qTrial_, dt);
+          } catch (const Error&) {
+            phi = std::numeric_limits<double>::infinity();  // degenerate trial point: shorten
+          }
+          if (phi <= phi0 + 1e-4 * alpha * slope) break;
+          alpha *= 0.5;
+        }
+      }
+      for (int a = 0; a < n_; ++a) q_[a + kFixedDofs] += alpha * dx_[a];
+      ++s.newtonIterations;
+    }
+
+    // New velocity, frames transported in time to the new configuration.
+    evaluatedAtEnd_ = true;  // the loop always ends right after evaluate() at the final q_
+    for (std::size_t d = 0; d < q_.size(); ++d) qdot_[d] = (q_[d] - qPrev_[d]) / dt;
+    checkFinite("the configuration", q_);
+    checkFinite("the velocity", qdot_);
+    transportFrames(frames_, q_);
+    time_ += dt;
+    ++steps_;
+
+    s.step = steps_;
+    s.time = time_;
+    s.elastic = elastic_;  // evaluated at the final q by the last evaluate()
+    s.kinetic = 0.0;
+    s.gravityPotential = 0.0;
+    for (std::size_t d = 0; d < q_.size(); ++d) {
+      s.kinetic += 0.5 * mass_[d] * qdot_[d] * qdot_[d];
+      s.gravityPotential -= fext_[d] * q_[d];
+    }
+    if (!std::isfinite(s.energy())) fail(str("the energy is ", s.energy()));
+    return s;
+  } catch (Error& e) {
+    // Leave the simulator at the state before the failed step.
+    q_ = qPrev_;
+    evaluatedAtEnd_ = false;
+    if (e.message().rfind("DER forward simulation", 0) != 0)
+      e.addContext(str("in step ", steps_ + 1, " (t = ", time_, ") of the DER forward simulation",
+                       options_.strandId >= 0 ? str(" of strand ", options_.strandId) : ""));
+    throw;
+  }
+}
+
+}  // namespace kinema::der
