@@ -1,0 +1,43 @@
+// Names and factory of the BCQP preconditioners (see qp_preconditioner.hpp). The implementations:
+// asc_preconditioner.hpp (the paper's), band_sweep_preconditioners.hpp (none, jacobi, wjacobi,
+// ssor), band_incomplete_cholesky.hpp (ic, mic), amg_qp_preconditioner.hpp (amg).
+#include "modules/der/qp_preconditioner.hpp"
+
+#include "framework/core/error.hpp"
+#include "modules/der/amg_qp_preconditioner.hpp"
+#include "modules/der/asc_preconditioner.hpp"
+#include "modules/der/band_incomplete_cholesky.hpp"
+#include "modules/der/band_sweep_preconditioners.hpp"
+
+namespace kinema::der {
+
+const std::vector<std::string>& qpPreconditionerNames() {
+  // The order of the paper's Fig. 8: none, D, WJ, SSOR, SAAMG, IC, MIC, ASC.
+  static const std::vector<std::string> names{"none", "jacobi", "wjacobi", "ssor", "amg", "ic", "mic", "asc"};
+  return names;
+}
+
+std::shared_ptr<BandedQpPreconditioner> makeQpPreconditioner(const std::string& name,
+                                                             const QpPreconditionerOptions& options,
+                                                             const la::Backend& backend) {
+  if (name == "asc") return std::make_shared<AscPreconditioner>(options.pivotFloor);
+  if (name == "none") return std::make_shared<NoneQpPreconditioner>();
+  if (name == "jacobi") return std::make_shared<JacobiQpPreconditioner>();
+  if (name == "wjacobi")
+    return std::make_shared<WeightedJacobiQpPreconditioner>(options.wjacobiOmega, options.wjacobiSweeps);
+  if (name == "ssor") return std::make_shared<SsorQpPreconditioner>(options.ssorOmega);
+  if (name == "ic" || name == "mic") {
+    IncompleteLdltOptions o;
+    o.modified = name == "mic";
+    o.tau = options.micTau;
+    o.sigma = options.micSigma;
+    o.pivotFloor = options.pivotFloor;
+    return std::make_shared<IncompleteCholeskyQpPreconditioner>(o);
+  }
+  if (name == "amg") return std::make_shared<AmgQpPreconditioner>(backend);
+  std::string known;
+  for (const auto& n : qpPreconditionerNames()) known += (known.empty() ? "" : ", ") + n;
+  throw InputError(str("unknown BCQP preconditioner '", name, "' (known: ", known, ")"));
+}
+
+}  // namespace kinema::der
