@@ -1,0 +1,257 @@
+// Cem Yuksel's HAIR format: strict reader and atomic writer (see hair_file.hpp for the layout).
+#include "modules/der/hair_file.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+#include "framework/core/error.hpp"
+
+namespace kinema::der {
+
+namespace {
+
+constexpr std::size_t kHeaderBytes = 128;
+constexpr std::size_t kInfoBytes = 88;
+constexpr std::uint32_t kSegmentsBit = 1, kPointsBit = 2, kThicknessBit = 4, kTransparencyBit = 8,
+                        kColourBit = 16;
+constexpr std::uint32_t kKnownBits = kSegmentsBit | kPointsBit | kThicknessBit | kTransparencyBit | kColourBit;
+
+// Little-endian decoding by bytes, so the reader is right on any host.
+class Bytes {
+ public:
+  Bytes(std::span<const std::byte> b, const std::string& name) : b_(b), name_(name) {}
+  std::uint16_t u16(std::size_t at) const {
+    return static_cast<std::uint16_t>(byte(at) | (byte(at + 1) << 8));
+  }
+  std::uint32_t u32(std::size_t at) const {
+    return byte(at) | (byte(at + 1) << 8) | (byte(at + 2) << 16) | (byte(at + 3) << 24);
+  }
+  float f32(std::size_t at) const { return std::bit_cast<float>(u32(at)); }
+  std::size_t size() const { return b_.size(); }
+  [[noreturn]] void fail(std::size_t at, const std::string& what) const {
+    throw InputError(str(name_, ": byte ", at, ": ", what));
+  }
+  // Fails unless `count` bytes of `what` start at `at`.
+  void need(std::size_t at, std::uint64_t count, const std::string& what) const {
+    std::uint64_t left = at <= b_.size() ? b_.size() - at : 0;
+    if (count > left)
+      fail(at, str("truncated ", what, ": expected ", count, " bytes, the file has ", left, " left"));
+  }
+
+ private:
+  std::uint32_t byte(std::size_t at) const { return std::to_integer<std::uint32_t>(b_[at]); }
+  std::span<const std::byte> b_;
+  const std::string& name_;
+};
+
+void putU16(std::vector<std::byte>& out, std::uint16_t v) {
+  out.push_back(static_cast<std::byte>(v & 0xff));
+  out.push_back(static_cast<std::byte>(v >> 8));
+}
+void putU32(std::vector<std::byte>& out, std::uint32_t v) {
+  for (int k = 0; k < 4; ++k) out.push_back(static_cast<std::byte>((v >> (8 * k)) & 0xff));
+}
+void putF32(std::vector<std::byte>& out, float v) { putU32(out, std::bit_cast<std::uint32_t>(v)); }
+
+std::string describe(float v) { return std::isnan(v) ? "NaN" : (v > 0 ? "+Inf" : "-Inf"); }
+
+}  // namespace
+
+HairData parseHair(std::span<const std::byte> bytes, const std::string& name, double scale) {
+  if (!(scale > 0.0) || !std::isfinite(scale))
+    throw InputError(str(name, ": hair scale must be positive and finite, got ", scale));
+  Bytes in(bytes, name);
+  in.need(0, kHeaderBytes, "header");
+  if (std::memcmp(bytes.data(), "HAIR", 4) != 0) {
+    std::string sig;
+    for (int k = 0; k < 4; ++k) {
+      auto c = std::to_integer<unsigned char>(bytes[static_cast<std::size_t>(k)]);
+      if (c >= 32 && c < 127) {
+        sig += static_cast<char>(c);
+      } else {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", c);
+        sig += buf;
+      }
+    }
+    in.fail(0, str("bad signature \"", sig, "\", expected \"HAIR\" (not a HAIR file)"));
+  }
+  const std::uint64_t strands = in.u32(4), points = in.u32(8);
+  const std::uint32_t bits = in.u32(12), defaultSegments = in.u32(16);
+  const float defaultThickness = in.f32(20);
+  if (bits & ~kKnownBits)
+    in.fail(12, str("unknown array bits 0x", std::hex, bits & ~kKnownBits, std::dec,
+                    " in the array bit field (known: 1 segments, 2 points, 4 thickness, 8 transparency, "
+                    "16 colour)"));
+  if (!(bits & kPointsBit)) in.fail(12, "the file has no points array (value 2 of the array bit field)");
+
+  HairData out;
+  {
+    const char* info = reinterpret_cast<const char*>(bytes.data()) + 40;
+    out.info.assign(info, std::find(info, info + kInfoBytes, '\0'));
+  }
+
+  // Points per strand, from the segments array or the default. Sizes are checked against the
+  // file before anything is allocated, so a corrupt header cannot ask for gigabytes.
+  std::size_t at = kHeaderBytes;
+  std::vector<std::uint32_t> counts;
+  if (bits & kSegmentsBit) {
+    in.need(at, 2 * strands, str("segments array (", strands, " strands x 2 bytes)"));
+    counts.resize(strands);
+    for (std::uint64_t s = 0; s < strands; ++s) {
+      counts[s] = in.u16(at + 2 * s) + 1u;
+      if (counts[s] < 3)
+        in.fail(at + 2 * s, str("strand ", s, " has ", counts[s] - 1, " segments (", counts[s],
+                                " points); DER needs at least 3 points per strand"));
+    }
+    std::uint64_t sum = 0;
+    for (std::uint32_t c : counts) sum += c;
+    if (sum != points)
+      in.fail(8, str("the header says ", points, " points, but the segments array (byte ", at, ") gives its ",
+                     strands, " strands ", sum, " points"));
+    at += 2 * strands;
+  } else {
+    if (strands > 0 && defaultSegments < 2)
+      in.fail(16, str("the default of ", defaultSegments, " segments per strand (no segments array) gives ",
+                      std::uint64_t{defaultSegments} + 1, " points; DER needs at least 3 points per strand"));
+    // < 2^64: strands < 2^32 and defaultSegments + 1 <= 2^32.
+    std::uint64_t sum = strands * (std::uint64_t{defaultSegments} + 1);
+    if (sum != points)
+      in.fail(8, str("the header says ", points, " points, but its ", strands, " strands of ",
+                     std::uint64_t{defaultSegments} + 1, " points (the default segments at byte 16, no segments "
+                     "array) have ", sum));
+    in.need(at, 12 * points, str("points array (", points, " points x 12 bytes)"));
+    counts.assign(strands, defaultSegments + 1u);
+  }
+
+  // Points.
+  in.need(at, 12 * points, str("points array (", points, " points x 12 bytes)"));
+  out.strands.resize(strands);
+  std::size_t p = at;
+  for (std::uint64_t s = 0; s < strands; ++s) {
+    StrandGeometry& g = out.strands[s];
+    g.x.resize(counts[s]);
+    g.theta.assign(counts[s] - 1, 0.0);
+    for (std::uint32_t v = 0; v < counts[s]; ++v) {
+      for (int c = 0; c < 3; ++c, p += 4) {
+        float f = in.f32(p);
+        if (!std::isfinite(f))
+          in.fail(p, str("strand ", s, " vertex ", v, ": coordinate ", "xyz"[c], " is ", describe(f)));
+        g.x[v][c] = scale * static_cast<double>(f);
+      }
+    }
+  }
+  at = p;
+
+  // Thickness: per point in the file, per strand (mean) for DER.
+  out.thickness.assign(strands, scale * static_cast<double>(defaultThickness));
+  if (bits & kThicknessBit) {
+    in.need(at, 4 * points, str("thickness array (", points, " points x 4 bytes)"));
+    out.hasThicknessArray = true;
+    for (std::uint64_t s = 0; s < strands; ++s) {
+      double total = 0.0;
+      for (std::uint32_t v = 0; v < counts[s]; ++v, at += 4) {
+        float t = in.f32(at);
+        if (!std::isfinite(t) || t < 0.0f)
+          in.fail(at, str("strand ", s, " vertex ", v, ": thickness ", std::isfinite(t) ? str(t) : describe(t),
+                          ", expected a finite value >= 0"));
+        total += t;
+      }
+      out.thickness[s] = scale * (total / counts[s]);
+    }
+  } else if (strands > 0 && (!std::isfinite(defaultThickness) || defaultThickness < 0.0f)) {
+    in.fail(20, str("default thickness ",
+                    std::isfinite(defaultThickness) ? str(defaultThickness) : describe(defaultThickness),
+                    ", expected a finite value >= 0"));
+  }
+  // Transparency and colour are of no use to DER but must be there in full.
+  if (bits & kTransparencyBit) {
+    in.need(at, 4 * points, str("transparency array (", points, " points x 4 bytes)"));
+    at += 4 * points;
+  }
+  if (bits & kColourBit) {
+    in.need(at, 12 * points, str("colour array (", points, " points x 12 bytes)"));
+    at += 12 * points;
+  }
+  if (at != in.size())
+    in.fail(at, str("file too long: ", in.size() - at, " bytes after the last array (the file should end here)"));
+  return out;
+}
+
+HairData readHair(const std::string& path, double scale) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(str("cannot open hair file '", path, "'"));
+  std::vector<char> raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw InputError(str("cannot read hair file '", path, "'"));
+  return parseHair(std::as_bytes(std::span<const char>(raw)), path, scale);
+}
+
+void writeHair(const std::string& path, std::span<const StrandGeometry> strands,
+               std::optional<std::span<const double>> thickness, const std::string& info) {
+  if (strands.size() > 0xffffffffu) throw InputError(str(path, ": too many strands for a HAIR file"));
+  if (thickness && thickness->size() != strands.size())
+    throw InputError(str(path, ": ", thickness->size(), " thickness values for ", strands.size(), " strands"));
+  std::uint64_t points = 0;
+  for (std::size_t s = 0; s < strands.size(); ++s) {
+    std::size_t n = strands[s].x.size();
+    if (n < 1 || n > 65536)
+      throw InputError(str(path, ": strand ", s, " has ", n, " points; a HAIR file holds 1 to 65536 per strand"));
+    points += n;
+  }
+  if (points > 0xffffffffu) throw InputError(str(path, ": too many points for a HAIR file"));
+
+  std::vector<std::byte> out;
+  out.reserve(kHeaderBytes + 2 * strands.size() + 16 * points);
+  for (char c : std::string("HAIR")) out.push_back(static_cast<std::byte>(c));
+  putU32(out, static_cast<std::uint32_t>(strands.size()));
+  putU32(out, static_cast<std::uint32_t>(points));
+  putU32(out, kSegmentsBit | kPointsBit | (thickness ? kThicknessBit : 0u));
+  putU32(out, 0);        // default segments: unused, every strand has its entry
+  putF32(out, 1.0f);     // default thickness
+  putF32(out, 0.0f);     // default transparency
+  for (int c = 0; c < 3; ++c) putF32(out, 1.0f);  // default colour
+  std::string text = info.substr(0, kInfoBytes - 1);
+  for (std::size_t k = 0; k < kInfoBytes; ++k)
+    out.push_back(static_cast<std::byte>(k < text.size() ? static_cast<unsigned char>(text[k]) : 0));
+
+  for (const StrandGeometry& g : strands) putU16(out, static_cast<std::uint16_t>(g.x.size() - 1));
+  for (std::size_t s = 0; s < strands.size(); ++s)
+    for (std::size_t v = 0; v < strands[s].x.size(); ++v)
+      for (int c = 0; c < 3; ++c) {
+        auto f = static_cast<float>(strands[s].x[v][c]);
+        if (!std::isfinite(f))
+          throw InputError(str(path, ": strand ", s, " vertex ", v, ": coordinate ", strands[s].x[v][c],
+                               " is not a finite float"));
+        putF32(out, f);
+      }
+  if (thickness)
+    for (std::size_t s = 0; s < strands.size(); ++s) {
+      auto t = static_cast<float>((*thickness)[s]);
+      if (!std::isfinite(t) || t < 0.0f)
+        throw InputError(str(path, ": strand ", s, ": thickness ", (*thickness)[s], " is not a finite float >= 0"));
+      for (std::size_t v = 0; v < strands[s].x.size(); ++v) putF32(out, t);
+    }
+
+  // Write then rename: `path` is either the old file or the complete new one.
+  std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw Error(str("cannot write hair file '", tmp, "'"));
+  bool ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
+  ok = (std::fclose(f) == 0) && ok;
+  std::error_code ec;
+  if (ok) std::filesystem::rename(tmp, path, ec);
+  if (!ok || ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error(str("cannot write hair file '", path, "'"));
+  }
+}
+
+}  // namespace kinema::der
