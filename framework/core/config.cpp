@@ -187,7 +187,7 @@ std::string Config::locate(const std::string& key, const YAML::Node& node) const
 
 std::string Config::where(const std::string& key) const {
   YAML::Node n = lookup(key);
-  if (!n) return "";
+  if (!n) return source_;  // a default: the scene is where it would be set
   return locate(key, n);
 }
 
