@@ -1,0 +1,157 @@
+#pragma once
+// Static-equilibrium parameter optimisation of ONE strand (paper Algorithm 1, specs/der.md 2.9):
+// the augmented Lagrangian method on
+//   min_{pmin <= p <= pmax} 1/2 ||p - p0||_W^2   subject to   c(p) = M^-1/2 f(p) = 0
+// with fixed rho, one Gauss-Newton step per ALM iteration solved as a box-constrained QP by MPRGP
+// (preconditioned by the active-set Cholesky, one LDL^T factorisation per iteration), a
+// backtracking line search on L(., lambda^k) and the dual update lambda += rho c(p) (Eq. 13).
+// The configuration q is fixed: kinematics, mass and gravity are computed once.
+//
+// Written as a stepper: iterate() does one ALM iteration; state()/restore() capture everything
+// needed to continue bitwise-identically after a restart. By default the BCQP is solved in
+// variables scaled by sqrt(diag A) (OptimizerOptions::scaleBcqp), and MPRGP starts from 0.
+// Termination: ||dp||_2 <= eps_p (dp = the BCQP solution, before the line search; p is then left
+// unchanged), k >= k_max, or a failed line search (p unchanged). The backend must outlive the
+// optimiser.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/la/backend.hpp"
+#include "framework/solvers/mprgp.hpp"
+#include "modules/der/banded.hpp"
+#include "modules/der/banded_operator.hpp"
+#include "modules/der/force_jacobian.hpp"
+#include "modules/der/optimizer_params.hpp"
+#include "modules/der/parameters.hpp"
+#include "modules/der/qp_preconditioner.hpp"
+#include "modules/der/rod_kinematics.hpp"
+#include "modules/der/strand.hpp"
+
+namespace kinema::der {
+
+// The Newton BCQP of the current iterate (Eq. 20-23), for benchmarks: min 1/2 x^T A x - b^T x
+// subject to lower <= x <= upper, with A = W + rho J^T M^-1 J, b = -grad L, bounds pmin/max - p.
+struct BcqpInstance {
+  BandedSymmetric A;
+  std::vector<double> b, lower, upper;
+};
+
+// The optimiser's change of variables x = S y with S = diag(A)^-1/2: A <- S A S, b <- S b,
+// bounds <- bounds / S (the box stays a box). Returns S.
+std::vector<double> scaleBcqp(BcqpInstance& qp);
+
+struct AlmIterationStats {
+  int iteration = 0;            // k of the iterate the step started from
+  double stepNorm = 0.0;        // ||dp||_2 of the BCQP solution
+  double stepLength = 0.0;      // accepted t (0 if none)
+  int halvings = 0;             // line-search halvings
+  int mprgpIterations = 0;
+  bool mprgpConverged = false;
+  std::string mprgpReason;
+  double lagrangianBefore = 0.0, lagrangianAfter = 0.0;  // L(p^k, lambda^k), L(p^{k+1}, lambda^k)
+  double residual = 0.0;        // relative residual ||M^-1/2 f|| / ||M^-1/2 f_ext|| after the step
+  int activeBounds = 0;         // entries of p^{k+1} on a bound (frozen entries excluded)
+  double assemblySeconds = 0.0, factorSeconds = 0.0, mprgpSeconds = 0.0, lineSearchSeconds = 0.0;
+};
+
+struct AlmStats {
+  int newtonIterations = 0;     // BCQPs solved (= accepted steps, plus the final rejected one if any)
+  long mprgpIterations = 0;     // summed over BCQPs
+  int mprgpNotConverged = 0;    // BCQPs where MPRGP stopped before its tolerance (cap, breakdown)
+  long factorizations = 0;      // numeric factorisations of the preconditioner
+  long lineSearchHalvings = 0;
+  double assemblySeconds = 0.0, factorSeconds = 0.0, mprgpSeconds = 0.0, lineSearchSeconds = 0.0;
+  double initialResidual = 0.0;
+  double residual = 0.0;        // relative residual at the current p
+  std::string stopReason;       // "" while running; "step_small", "k_max", "line_search"
+  std::vector<AlmIterationStats> history;
+  double mprgpPerSolve() const {
+    return newtonIterations > 0 ? static_cast<double>(mprgpIterations) / newtonIterations : 0.0;
+  }
+  double totalSeconds() const { return assemblySeconds + factorSeconds + mprgpSeconds + lineSearchSeconds; }
+};
+
+// Everything that determines the continuation of a run.
+struct AlmState {
+  std::vector<double> p, lambda, previousStep;
+  int k = 0;
+  bool done = false;
+  AlmStats stats;
+};
+
+class AlmOptimizer {
+ public:
+  // q: interleaved configuration (fixed); frames: its reference frames; the initial rest state
+  // is the naive one, restStateFrom(q, frames, material); mass and gravity from rod_mass.
+  AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
+               const OptimizerOptions& options, const la::Backend& backend, int strandId = 0);
+  // Explicit initial rest state and free-DOF (4N-8) mass diagonal and external force.
+  AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
+               const RestState& initial, std::vector<double> massFree, std::vector<double> externalForceFree,
+               const OptimizerOptions& options, const la::Backend& backend, int strandId = 0);
+
+  // One ALM iteration (assemble, factor, MPRGP, line search, dual update); returns done().
+  bool iterate();
+  // Iterates until done; returns the statistics.
+  const AlmStats& run();
+  bool done() const { return done_; }
+  int iteration() const { return k_; }
+
+  AlmState state() const;
+  void restore(const AlmState& state);
+
+  RestState restState() const;         // optimised (current) rest state, kbar synchronised
+  RestState initialRestState() const;  // p0 as a RestState (kbar synchronised, spec 8.6)
+  const AlmStats& stats() const { return stats_; }
+  const std::vector<double>& parameters() const { return p_; }
+  const std::vector<double>& initialParameters() const { return p0_; }
+  const std::vector<double>& lowerBounds() const { return box_.lower; }
+  const std::vector<double>& upperBounds() const { return box_.upper; }
+  const std::vector<double>& multipliers() const { return lambda_; }
+  const std::vector<double>& weights() const { return w_; }
+  double scale() const { return model_.scale(); }
+  const StrandForceModel& model() const { return model_; }
+  const OptimizerOptions& options() const { return options_; }
+
+  // Relative residual ||M^-1/2 f(p)|| / ||M^-1/2 f_ext|| at p (current p by default).
+  double relativeResidual() const;
+  double relativeResidual(const std::vector<double>& p) const;
+  // L(p, lambda) of Eq. 15 at the given p with the current lambda.
+  double lagrangian(const std::vector<double>& p) const;
+  // The BCQP of the current iterate (copies); does not change the optimiser's state. asSolved:
+  // with the diagonal scaling the optimiser applies before MPRGP (options().scaleBcqp).
+  BcqpInstance currentBcqp(bool asSolved = false);
+
+ private:
+  void assemble();  // f_, J_, grad_, A_, b_, lo_, hi_ at p_
+  double lagrangianOf(const std::vector<double>& p, const std::vector<double>& f) const;
+  double scaledNorm(const std::vector<double>& f) const;  // ||M^-1/2 f||
+  void checkFinite(const std::vector<double>& v, const char* what) const;
+  void finish(const char* reason);
+
+  OptimizerOptions options_;
+  const la::Backend& backend_;
+  int strandId_;
+  int N_ = 0;
+  RestState rest0_;
+  StrandForceModel model_;
+  std::vector<double> p0_, p_, w_, lambda_, prevDp_;
+  ParameterBox box_;
+  double fextNorm_ = 0.0;
+  int k_ = 0;
+  bool done_ = false;
+  AlmStats stats_;
+
+  // Buffers reused across iterations (no allocation per iteration after the first).
+  std::vector<double> f_, fTrial_, pTrial_, grad_, work_, dp_, b_, lo_, hi_, scaling_;
+  ForceJacobianMatrix J_;
+  std::shared_ptr<BandedSymmetric> A_;
+  la::IndexMapPtr map_;
+  std::shared_ptr<BandedOperator> op_;
+  la::VectorPtr bVec_, loVec_, hiVec_, xVec_;
+  std::shared_ptr<BandedQpPreconditioner> prec_;
+  solvers::Mprgp mprgp_;
+};
+
+}  // namespace kinema::der
