@@ -64,7 +64,18 @@ StrandSimulator::StrandSimulator(std::vector<double> q0, ReferenceFrames frames,
   f_.assign(m, 0.0);
   g_.assign(n_, 0.0);
   dx_.assign(n_, 0.0);
-  mass_ = massDiagonal(rest_.restLength, material_);
+  // M from the edge lengths of the modelled shape q0, as the optimisation computes it (once, from
+  // the initial rest lengths, specs/der.md 1.7): the material's amount does not change when the
+  // optimiser changes the rest lengths, and the same M makes the optimised strand's force balance
+  // hold in the forward simulation too.
+  {
+    std::vector<double> l0(static_cast<std::size_t>(N_ - 1));
+    for (int j = 0; j + 1 < N_; ++j)
+      l0[static_cast<std::size_t>(j)] = (Vec3(q_[xIndex(j + 1, 0)], q_[xIndex(j + 1, 1)], q_[xIndex(j + 1, 2)]) -
+                                         Vec3(q_[xIndex(j, 0)], q_[xIndex(j, 1)], q_[xIndex(j, 2)]))
+                                            .norm();
+    mass_ = massDiagonal(l0, material_);
+  }
   fext_ = gravityForce(mass_, material_.gravity);
   H_.resize(n_, kForwardBandwidth);
   checkFinite("the initial configuration", q_);

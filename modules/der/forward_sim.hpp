@@ -54,7 +54,7 @@ class StrandSimulator {
  public:
   // Starts at rest (qdot = 0) at time 0 with frames initialFrames(q0), or the given frames (which
   // must belong to q0, e.g. those the rest state was computed with). M and f_ext come from the
-  // rest lengths and the material (rod_mass.hpp).
+  // edge lengths of q0 (the modelled shape, as in the optimisation) and the material (rod_mass.hpp).
   StrandSimulator(std::vector<double> q0, RestState rest, Material material, ForwardSimOptions options = {});
   StrandSimulator(std::vector<double> q0, ReferenceFrames frames, RestState rest, Material material,
                   ForwardSimOptions options = {});
