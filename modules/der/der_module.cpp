@@ -1,0 +1,690 @@
+#include "modules/der/der_module.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <sstream>
+
+#include "framework/core/error.hpp"
+#include "framework/core/log.hpp"
+#include "framework/core/timer.hpp"
+#include "framework/io/hdf5_file.hpp"
+#include "modules/der/hair_file.hpp"
+#include "modules/der/rod_mass.hpp"
+#include "modules/der/strand_generators.hpp"
+#include "modules/der/strand_partition.hpp"
+
+namespace kinema::der {
+
+namespace {
+
+std::size_t u(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+double strandLength(const StrandGeometry& g) {
+  double L = 0.0;
+  for (int j = 0; j + 1 < g.vertices(); ++j) L += (g.x[u(j + 1)] - g.x[u(j)]).norm();
+  return L;
+}
+
+// Stop reasons as numbers for the HDF5 output (0 = not optimised / still running).
+double stopReasonCode(const std::string& reason) {
+  if (reason == "step_small") return 1.0;
+  if (reason == "k_max") return 2.0;
+  if (reason == "line_search") return 3.0;
+  return 0.0;
+}
+
+}  // namespace
+
+void DerModule::declare(ParamSchema& schema) {
+  schema.addChoice("der.strands.source", "vertical", {"vertical", "horizontal", "helix", "wisps", "hair", "file"},
+                   "where the strands come from: a generator (vertical, horizontal, helix, wisps), a .hair file "
+                   "(der.strands.file), or a Kinema strand-set file written by an optimisation (strands.h5)");
+  schema.addInt("der.strands.vertices", 30, Range::closed(3, 1000000),
+                "vertices per generated strand (N; the paper's single-strand scenes use 30)");
+  schema.addReal("der.strands.length", 0.2, Range::leftOpen(0.0, 1e3), "length of a generated strand [m]");
+  schema.addInt("der.strands.count", 1, Range::closed(1, 100000000), "number of strands of the wisps generator");
+  schema.addInt("der.strands.seed", 1, Range::closed(0, 4294967295.0), "random seed of the wisps generator");
+  schema.addReal("der.strands.helix_radius", 0.01, Range::positive(), "radius of the helix generator's coil [m]");
+  schema.addReal("der.strands.helix_pitch", 0.005, Range::nonNegative(), "axial drop per turn of the helix [m]");
+  schema.addReal("der.strands.helix_turns", 10.0, Range::positive(), "turns of the helix");
+  schema.addString("der.strands.file", "", "path of the .hair file (source hair) or strand-set file (source file)");
+  schema.addReal("der.strands.scale", 1.0, Range::positive(),
+                 "factor applied to .hair coordinates on reading (hair models are often in cm: 0.01)");
+
+  schema.addReal("der.material.radius", 5e-5, Range::leftOpen(0.0, 1.0), "strand radius r [m] (hair: about 50 um)");
+  schema.addReal("der.material.density", 1300.0, Range::leftOpen(0.0, 1e5), "density rho_d [kg/m^3] (hair: 1300)");
+  schema.addRealList("der.material.gravity", {0.0, 0.0, -9.81}, 3, "gravitational acceleration [m/s^2]");
+  schema.addReal("der.material.c_stretch", 1e9, Range::leftOpen(0.0, 1e15), "stretching stiffness c_st [Pa] (Eq. 2)");
+  schema.addReal("der.material.c_bend", 1e9, Range::leftOpen(0.0, 1e15), "bending stiffness c_be [Pa] (Eq. 5)");
+  schema.addReal("der.material.c_twist", 1e9, Range::leftOpen(0.0, 1e15), "twisting stiffness c_tw [Pa] (Eq. 7)");
+
+  schema.addBool("der.optimize.enabled", true,
+                 "optimise rest state and stiffness for static equilibrium before simulating; false = the "
+                 "naive initialisation (rest state = modelled shape), the paper's first baseline");
+  declareOptimizerParams(schema, "der.optimize");
+  schema.addReal("der.optimize.equilibrium_tolerance", 1e-6, Range::open(0.0, 1.0),
+                 "relative residual ||M^-1/2 f|| / ||M^-1/2 f_ext|| below which a strand counts as in "
+                 "equilibrium in the summary and the diagnostics (reporting only)");
+  schema.addBool("der.optimize.write_strand_file", true,
+                 "write the optimised strands (rest state, stiffness, per-strand results) to <output>/strands.h5, "
+                 "which a forward run loads with der.strands.source: file");
+
+  schema.addInt("der.simulate.frames", 0, Range::closed(0, 100000000),
+                "frames of forward simulation after the optimisation (0: none)");
+  schema.addReal("der.simulate.fps", 60.0, Range::leftOpen(0.0, 1e6), "frames per simulated second (paper: 60)");
+  schema.addInt("der.simulate.steps_per_frame", 4, Range::closed(1, 100000),
+                "implicit steps per frame (paper: 4, or 12 for the hair scenes)");
+  schema.addInt("der.simulate.newton_iterations", 1, Range::closed(1, 1000),
+                "Newton iterations per step (1 = linearised backward Euler, as in the paper)");
+  schema.addReal("der.simulate.newton_rtol", 0.0, Range::closed(0.0, 1.0),
+                 "relative gradient tolerance that ends a step's Newton iterations early (0: always run them all)");
+  schema.addChoice("der.simulate.curvature", "4d", {"4d", "2d_averaged"},
+                   "bending model of the forward simulation: the paper's 4D curvature, or 2D curvature with "
+                   "averaged frames [7] (which loses its bending force when frames flip, Fig. 2)");
+  schema.addChoice("der.simulate.root_motion", "none", {"none", "shake", "rotate", "lift"},
+                   "prescribed root motion: none; shake = x offset amplitude sin(2 pi t / period); rotate = "
+                   "rotation about the vertical axis by amplitude sin(2 pi t / period) rad; lift = rise by "
+                   "amplitude over the duration; every motion stops after der.simulate.root_duration");
+  schema.addReal("der.simulate.root_amplitude", 0.02, Range::any(), "root motion amplitude [m] or [rad]");
+  schema.addReal("der.simulate.root_period", 0.5, Range::positive(), "root motion period [s]");
+  schema.addReal("der.simulate.root_duration", 1.0, Range::nonNegative(),
+                 "time after which the root stops moving and rests [s] (shake and rotate stop at the "
+                 "nearest whole period before it)");
+}
+
+namespace {
+
+// The strands of the scene: sizes of all strands (every rank) and the geometry of a range.
+struct SceneStrands {
+  std::vector<StrandGeometry> all;          // generators and .hair: every strand, on every rank
+  std::vector<std::int64_t> vertexOffset;   // all strands
+};
+
+SceneStrands makeStrands(const Config& c, const std::string& source, Comm comm) {
+  SceneStrands s;
+  const int N = static_cast<int>(c.getInt("der.strands.vertices"));
+  const double L = c.getReal("der.strands.length");
+  if (source == "vertical") {
+    s.all.push_back(straightVertical(N, L));
+  } else if (source == "horizontal") {
+    s.all.push_back(straightHorizontal(N, L));
+  } else if (source == "helix") {
+    s.all.push_back(helix(N, c.getReal("der.strands.helix_radius"), c.getReal("der.strands.helix_pitch"),
+                          c.getReal("der.strands.helix_turns")));
+  } else if (source == "wisps") {
+    WispParams w;
+    w.length = L;
+    s.all = wisps(static_cast<int>(c.getInt("der.strands.count")), N, w,
+                  static_cast<std::uint64_t>(c.getInt("der.strands.seed")));
+  } else if (source == "hair") {
+    const std::string& path = c.getString("der.strands.file");
+    if (path.empty())
+      throw InputError(str(c.where("der.strands.file"), ": der.strands.file: source hair needs a .hair file"));
+    s.all = readHair(path, c.getReal("der.strands.scale")).strands;
+    if (s.all.empty()) throw InputError(str(path, ": the file holds no strands"));
+  } else {  // file
+    const std::string& path = c.getString("der.strands.file");
+    if (path.empty())
+      throw InputError(str(c.where("der.strands.file"), ": der.strands.file: source file needs a strand-set file"));
+    if (!std::filesystem::exists(path))
+      throw InputError(str(c.where("der.strands.file"), ": der.strands.file: ", path, " does not exist"));
+    s.vertexOffset = readStrandOffsets(path, comm);
+    return s;
+  }
+  s.vertexOffset.assign(s.all.size() + 1, 0);
+  for (std::size_t i = 0; i < s.all.size(); ++i)
+    s.vertexOffset[i + 1] = s.vertexOffset[i] + s.all[i].vertices();
+  return s;
+}
+
+}  // namespace
+
+void DerModule::setup(run::RunContext& ctx) {
+  const Config& c = ctx.config;
+  source_ = c.getString("der.strands.source");
+  material_.radius = c.getReal("der.material.radius");
+  material_.density = c.getReal("der.material.density");
+  const auto& g = c.getRealList("der.material.gravity");
+  material_.gravity = Vec3(g[0], g[1], g[2]);
+  material_.cStretch = c.getReal("der.material.c_stretch");
+  material_.cBend = c.getReal("der.material.c_bend");
+  material_.cTwist = c.getReal("der.material.c_twist");
+  optOptions_ = readOptimizerOptions(c, "der.optimize");
+  const bool optimize = c.getBool("der.optimize.enabled");
+  scheme_ = optimize ? c.getString("der.optimize.scheme") : "naive";
+  equilibriumTol_ = c.getReal("der.optimize.equilibrium_tolerance");
+  writeStrandFile_ = c.getBool("der.optimize.write_strand_file");
+  frames_ = c.getInt("der.simulate.frames");
+  fps_ = c.getReal("der.simulate.fps");
+  stepsPerFrame_ = static_cast<int>(c.getInt("der.simulate.steps_per_frame"));
+  simOptions_.maxNewtonIterations = static_cast<int>(c.getInt("der.simulate.newton_iterations"));
+  simOptions_.relativeTolerance = c.getReal("der.simulate.newton_rtol");
+  simOptions_.model = c.getString("der.simulate.curvature") == "4d" ? CurvatureModel::FourD : CurvatureModel::TwoDAveraged;
+  rootMotion_ = c.getString("der.simulate.root_motion");
+  rootAmplitude_ = c.getReal("der.simulate.root_amplitude");
+  rootPeriod_ = c.getReal("der.simulate.root_period");
+  rootDuration_ = c.getReal("der.simulate.root_duration");
+  outputDir_ = ctx.outputDir;
+  comm_ = ctx.comm;
+
+  SceneStrands scene = makeStrands(c, source_, ctx.comm);
+  const std::int64_t S = static_cast<std::int64_t>(scene.vertexOffset.size()) - 1;
+  std::vector<double> costs(u(S));
+  for (std::int64_t s = 0; s < S; ++s)
+    costs[u(s)] = strandCost(static_cast<int>(scene.vertexOffset[u(s + 1)] - scene.vertexOffset[u(s)]));
+  const auto ranges = partitionStrandsContiguous(costs, ctx.comm.size());
+  const StrandRange mine = ranges[u(ctx.comm.rank())];
+  {
+    double load = 0.0, total = std::accumulate(costs.begin(), costs.end(), 0.0);
+    for (std::int64_t s = mine.first; s < mine.first + mine.count; ++s) load += costs[u(s)];
+    const double maxLoad = ctx.comm.max(load);
+    imbalance_ = total > 0.0 ? maxLoad / (total / ctx.comm.size()) : 1.0;
+  }
+  if (S < ctx.comm.size())
+    log::warn("der: ", S, " strands on ", ctx.comm.size(), " ranks: ", ctx.comm.size() - S, " ranks have nothing to do");
+
+  if (source_ == "file") {
+    local_ = readStrandSet(c.getString("der.strands.file"), ctx.comm, mine.first, mine.count);
+    loadedRest_ = ctx.comm.any(!local_.rest.empty());
+    if (loadedRest_) scheme_ = "rest state and stiffness from " + c.getString("der.strands.file");
+    if (loadedRest_) {
+      if (optimize)
+        throw InputError(str(c.where("der.optimize.enabled"), ": ", c.getString("der.strands.file"),
+                             " already holds optimised rest states and stiffness; set der.optimize.enabled: false "
+                             "to simulate them (optimising them again would start from the optimised values)"));
+      const Material& m = local_.material;
+      auto differs = [](double a, double b) { return std::abs(a - b) > 1e-12 * std::max(std::abs(a), std::abs(b)); };
+      if (differs(m.radius, material_.radius) || differs(m.density, material_.density) ||
+          (m.gravity - material_.gravity).norm() > 1e-12 * (1.0 + material_.gravity.norm()))
+        throw InputError(str(c.where("der.material.radius"), ": ", c.getString("der.strands.file"),
+                             " was optimised for radius ", m.radius, ", density ", m.density, ", gravity (",
+                             m.gravity.transpose(), "), but the scene has radius ", material_.radius, ", density ",
+                             material_.density, ", gravity (", material_.gravity.transpose(),
+                             "); the optimised parameters hold only for the same values"));
+    }
+    local_.results.clear();
+  } else {
+    local_.totalStrands = S;
+    local_.firstStrand = mine.first;
+    local_.vertexOffset = scene.vertexOffset;
+    for (std::int64_t s = mine.first; s < mine.first + mine.count; ++s) local_.geometry.push_back(scene.all[u(s)]);
+  }
+  local_.material = material_;
+
+  initialPositions_.clear();
+  lengths_.clear();
+  for (const auto& geom : local_.geometry) {
+    initialPositions_.push_back(geom.x);
+    lengths_.push_back(strandLength(geom));
+  }
+
+  optimizers_.clear();
+  if (optimize) {
+    optimizeSteps_ = optOptions_.kMax;
+    for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
+      const auto q = interleave(local_.geometry[i]);
+      optimizers_.push_back(std::make_unique<AlmOptimizer>(q, initialFrames(q), material_, optOptions_, ctx.backend,
+                                                           static_cast<int>(local_.firstStrand) + static_cast<int>(i)));
+    }
+    const std::int64_t unknowns = ctx.comm.sum(static_cast<std::int64_t>(std::accumulate(
+        local_.geometry.begin(), local_.geometry.end(), std::int64_t{0},
+        [](std::int64_t a, const StrandGeometry& s) { return a + 7 * s.vertices() - 14; })));
+    log::info("der: ", S, " strands (", scene.vertexOffset.back(), " vertices, ", unknowns,
+              " parameters), scheme ", scheme_, ", preconditioner ", optOptions_.preconditioner, ", ",
+              ctx.comm.size(), ctx.comm.size() == 1 ? " rank" : " ranks", " (load imbalance ", imbalance_, ")");
+  } else {
+    optimizeSteps_ = 0;
+    optimizationDone_ = true;
+    if (!loadedRest_) {
+      local_.rest.clear();
+      for (const auto& geom : local_.geometry) {
+        const auto q = interleave(geom);
+        local_.rest.push_back(restStateFrom(q, initialFrames(q), material_));
+      }
+    }
+    log::info("der: ", S, " strands (", scene.vertexOffset.back(), " vertices), ",
+              loadedRest_ ? "rest state and stiffness from " + c.getString("der.strands.file")
+                          : std::string("naive initialisation (rest state = modelled shape)"));
+    if (frames_ > 0) startSimulation();
+  }
+}
+
+bool DerModule::finished() const {
+  if (!optimizationDone_) return false;
+  return frame_ >= frames_;
+}
+
+double DerModule::time() const { return simulating() ? static_cast<double>(frame_) / fps_ : 0.0; }
+
+void DerModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
+  if (!optimizationDone_) {
+    optimizeStep(ctx);
+  } else if (frame_ < frames_) {
+    simulateStep(ctx);
+  }
+  addRow(ctx, row);
+}
+
+void DerModule::optimizeStep(run::RunContext& ctx) {
+  ScopedTimer t("der.optimize");
+  ++optimizeStep_;
+  for (auto& opt : optimizers_)
+    if (!opt->done()) opt->iterate();
+  const bool allDone = ctx.comm.all(std::all_of(optimizers_.begin(), optimizers_.end(),
+                                                [](const auto& o) { return o->done(); }));
+  if (allDone || optimizeStep_ >= optimizeSteps_) finishOptimization(ctx);
+}
+
+void DerModule::finishOptimization(run::RunContext& ctx) {
+  optimizationDone_ = true;
+  justOptimized_ = true;
+  local_.rest.clear();
+  local_.results.clear();
+  for (auto& opt : optimizers_) {
+    local_.rest.push_back(opt->restState());
+    const AlmStats& s = opt->stats();
+    local_.results.push_back({opt->relativeResidual(), static_cast<double>(s.newtonIterations), s.mprgpPerSolve(),
+                              stopReasonCode(s.stopReason), static_cast<double>(s.mprgpIterations), s.totalSeconds()});
+  }
+  optimizers_.clear();  // their results live on in local_.results (and strands.h5)
+  if (writeStrandFile_) {
+    ScopedTimer t("der.write_strands");
+    strandFile_ = outputDir_ + "/strands.h5";
+    writeStrandSet(strandFile_, ctx.comm, local_);
+  }
+  if (frames_ > 0) startSimulation();
+}
+
+Eigen::Isometry3d DerModule::rootTransform(double t, const Vec3& root) const {
+  Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+  if (rootMotion_ == "none") return T;
+  // Oscillations stop at the last whole period within the duration, so the root comes to rest
+  // where it started.
+  const double periods = std::floor(rootDuration_ / rootPeriod_ + 1e-9);
+  const double tEnd = periods * rootPeriod_;
+  const double s = t < tEnd ? std::sin(2.0 * M_PI * t / rootPeriod_) : 0.0;
+  if (rootMotion_ == "shake") {
+    T.translation() = Vec3(rootAmplitude_ * s, 0.0, 0.0);
+  } else if (rootMotion_ == "rotate") {
+    const double angle = rootAmplitude_ * s;
+    T = Eigen::Translation3d(root) * Eigen::AngleAxisd(angle, Vec3::UnitZ()) * Eigen::Translation3d(-root);
+  } else {  // lift
+    const double f = rootDuration_ > 0.0 ? std::min(t / rootDuration_, 1.0) : 1.0;
+    T.translation() = Vec3(0.0, 0.0, rootAmplitude_ * f);
+  }
+  return T;
+}
+
+void DerModule::startSimulation() {
+  simStarted_ = true;
+  sims_.clear();
+  for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
+    ForwardSimOptions o = simOptions_;
+    o.strandId = static_cast<int>(local_.firstStrand + static_cast<std::int64_t>(i));
+    sims_.push_back(std::make_unique<StrandSimulator>(interleave(local_.geometry[i]), local_.rest[i], material_, o));
+  }
+  roots_.clear();
+  for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
+    const Vec3 root = local_.geometry[i].x[0];
+    roots_.push_back(RootMotion{[this, root](double t) { return rootTransform(t, root); }});
+  }
+}
+
+void DerModule::simulateStep(run::RunContext& ctx) {
+  ScopedTimer t("der.simulate");
+  const double dt = 1.0 / (fps_ * stepsPerFrame_);
+  for (std::size_t i = 0; i < sims_.size(); ++i)
+    for (int k = 0; k < stepsPerFrame_; ++k) sims_[i]->step(dt, roots_[i]);
+  ++frame_;
+  (void)ctx;
+}
+
+DerModule::Totals DerModule::localTotals() const {
+  Totals t;
+  if (!optimizers_.empty()) {
+    for (const auto& opt : optimizers_) {
+      if (!opt->done()) ++t.running;
+      const double r = opt->relativeResidual();
+      t.residualMax = std::max(t.residualMax, r);
+      if (r <= equilibriumTol_) ++t.inEquilibrium;
+      t.newton += opt->stats().newtonIterations;
+      t.mprgp += static_cast<double>(opt->stats().mprgpIterations);
+      t.seconds += opt->stats().totalSeconds();
+    }
+  } else {
+    for (const StrandResult& r : local_.results) {
+      t.residualMax = std::max(t.residualMax, r.relativeResidual);
+      if (r.relativeResidual <= equilibriumTol_) ++t.inEquilibrium;
+      t.newton += r.newtonIterations;
+      t.mprgp += r.mprgpIterations;
+      t.seconds += r.seconds;
+    }
+  }
+  return t;
+}
+
+void DerModule::addRow(run::RunContext& ctx, io::Diagnostics::Row& row) const {
+  const Comm& comm = ctx.comm;
+  // Optimisation columns (the state after the last optimisation step; zeros before).
+  const Totals t = localTotals();
+  const double newton = comm.sum(t.newton);
+  const double mprgp = comm.sum(t.mprgp);
+  row.emplace_back("phase", simulating() ? 1.0 : 0.0);
+  row.emplace_back("alm_iteration", static_cast<double>(optimizeStep_));
+  row.emplace_back("strands_running", static_cast<double>(comm.sum(t.running)));
+  row.emplace_back("strands_in_equilibrium", static_cast<double>(comm.sum(t.inEquilibrium)));
+  row.emplace_back("residual_max", comm.max(t.residualMax));
+  row.emplace_back("newton_iterations", newton);
+  row.emplace_back("mprgp_per_solve", newton > 0 ? mprgp / newton : 0.0);
+  // Simulation columns.
+  double drift = 0.0, energy = 0.0, residual = 0.0;
+  for (std::size_t i = 0; i < sims_.size(); ++i) {
+    const auto& q = sims_[i]->q();
+    for (std::size_t v = 0; v < initialPositions_[i].size(); ++v) {
+      const Vec3 x(q[4 * v], q[4 * v + 1], q[4 * v + 2]);
+      drift = std::max(drift, (x - initialPositions_[i][v]).norm() / lengths_[i]);
+    }
+    if (sims_[i]->steps() > 0) {
+      energy += sims_[i]->lastStats().energy();
+      residual = std::max(residual, sims_[i]->lastStats().residualNorm);
+    }
+  }
+  row.emplace_back("frame", static_cast<double>(frame_));
+  row.emplace_back("drift_max", comm.max(drift));
+  row.emplace_back("energy", comm.sum(energy));
+  row.emplace_back("newton_residual_max", comm.max(residual));
+}
+
+void DerModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
+  // Frames show the strands: at the end of the optimisation (time 0) and every simulated frame.
+  if (!simulating() && !justOptimized_ && !(optimizationDone_ && frames.frames() == 0)) return;
+  justOptimized_ = false;
+  std::vector<double> pos, disp, strandId, bendRatio;
+  std::vector<std::int64_t> sizes;
+  for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
+    const int N = local_.geometry[i].vertices();
+    sizes.push_back(N);
+    const std::vector<double> q = sims_.empty() ? interleave(local_.geometry[i]) : sims_[i]->q();
+    for (int v = 0; v < N; ++v) {
+      for (int k = 0; k < 3; ++k) {
+        pos.push_back(q[u(4 * v + k)]);
+        disp.push_back(q[u(4 * v + k)] - initialPositions_[i][u(v)][k]);
+      }
+      strandId.push_back(static_cast<double>(local_.firstStrand + static_cast<std::int64_t>(i)));
+      double ratio = 1.0;
+      if (!local_.rest.empty() && v > 0 && v < N - 1) ratio = local_.rest[i].cBend[u(v)] / material_.cBend;
+      bendRatio.push_back(ratio);
+    }
+  }
+  io::Polylines lines;
+  lines.globalPoints = local_.vertexOffset.back();
+  lines.pointOffset = local_.vertexOffset[u(local_.firstStrand)];
+  lines.positions = pos;
+  lines.globalLines = local_.totalStrands;
+  lines.lineOffset = local_.firstStrand;
+  lines.lineSizes = sizes;
+  frames.beginFrame(time(), lines);
+  frames.addField("displacement", disp, 3);
+  frames.addField("strand", strandId);
+  frames.addField("bend_stiffness_ratio", bendRatio);
+  frames.endFrame();
+  (void)ctx;
+}
+
+// ---- checkpoints ----------------------------------------------------------------------------
+// Per strand, one blob of doubles (optimiser state, or rest state + simulator state), stored as
+// slabs in strand order with the blob lengths, so a restart may use another number of ranks.
+
+namespace {
+
+void put(std::vector<double>& b, double v) { b.push_back(v); }
+void put(std::vector<double>& b, const std::vector<double>& v) {
+  b.push_back(static_cast<double>(v.size()));
+  b.insert(b.end(), v.begin(), v.end());
+}
+
+struct Reader {
+  const std::vector<double>& b;
+  std::size_t at = 0;
+  std::string where;
+  double get() {
+    if (at >= b.size()) throw InputError(where + ": checkpoint blob ends early");
+    return b[at++];
+  }
+  std::vector<double> vec() {
+    const auto n = static_cast<std::size_t>(get());
+    if (at + n > b.size()) throw InputError(where + ": checkpoint blob ends early");
+    std::vector<double> v(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+    return v;
+  }
+};
+
+const char* kReasons[] = {"", "step_small", "k_max", "line_search"};
+
+std::vector<double> flatten(const std::vector<Vec3>& v) {
+  std::vector<double> out;
+  for (const auto& x : v) out.insert(out.end(), {x[0], x[1], x[2]});
+  return out;
+}
+std::vector<Vec3> unflatten3(const std::vector<double>& v) {
+  std::vector<Vec3> out;
+  for (std::size_t i = 0; i + 2 < v.size(); i += 3) out.emplace_back(v[i], v[i + 1], v[i + 2]);
+  return out;
+}
+
+void putRest(std::vector<double>& b, const RestState& r) {
+  put(b, r.restLength);
+  std::vector<double> k;
+  for (const auto& x : r.restKappa) k.insert(k.end(), {x[0], x[1], x[2], x[3]});
+  put(b, k);
+  put(b, r.restTwist);
+  put(b, r.cStretch);
+  put(b, r.cBend);
+  put(b, r.cTwist);
+}
+RestState getRest(Reader& rd) {
+  RestState r;
+  r.restLength = rd.vec();
+  auto k = rd.vec();
+  for (std::size_t i = 0; i + 3 < k.size(); i += 4) r.restKappa.emplace_back(k[i], k[i + 1], k[i + 2], k[i + 3]);
+  r.restTwist = rd.vec();
+  r.cStretch = rd.vec();
+  r.cBend = rd.vec();
+  r.cTwist = rd.vec();
+  return r;
+}
+
+}  // namespace
+
+void DerModule::saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const {
+  out.writeInt("der_strands", local_.totalStrands);
+  out.writeInt("der_optimize_step", optimizeStep_);
+  out.writeInt("der_optimization_done", optimizationDone_ ? 1 : 0);
+  out.writeInt("der_frame", frame_);
+  out.writeString("der_scheme", scheme_);
+  std::vector<double> blobs;
+  std::vector<double> lengths;
+  for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
+    std::vector<double> b;
+    if (!optimizationDone_) {
+      const AlmState s = optimizers_[i]->state();
+      put(b, static_cast<double>(s.k));
+      put(b, s.done ? 1.0 : 0.0);
+      put(b, s.p);
+      put(b, s.lambda);
+      put(b, s.previousStep);
+      const AlmStats& st = s.stats;
+      for (double v : {static_cast<double>(st.newtonIterations), static_cast<double>(st.mprgpIterations),
+                       static_cast<double>(st.factorizations), static_cast<double>(st.lineSearchHalvings),
+                       st.assemblySeconds, st.factorSeconds, st.mprgpSeconds, st.lineSearchSeconds,
+                       st.initialResidual, st.residual, stopReasonCode(st.stopReason)})
+        put(b, v);
+    } else {
+      putRest(b, local_.rest[i]);
+      if (!local_.results.empty()) {
+        const StrandResult& r = local_.results[i];
+        for (double v : {1.0, r.relativeResidual, r.newtonIterations, r.mprgpIterationsPerSolve, r.stopReason,
+                         r.mprgpIterations, r.seconds})
+          put(b, v);
+      } else {
+        put(b, 0.0);
+      }
+      if (!sims_.empty()) {
+        const StrandSimulator& sim = *sims_[i];
+        put(b, 1.0);
+        put(b, sim.q());
+        put(b, sim.qdot());
+        put(b, flatten(sim.frames().a1));
+        put(b, flatten(sim.frames().tangent));
+        put(b, sim.frames().refTwist);
+        put(b, sim.time());
+        put(b, static_cast<double>(sim.steps()));
+      } else {
+        put(b, 0.0);
+      }
+    }
+    lengths.push_back(static_cast<double>(b.size()));
+    blobs.insert(blobs.end(), b.begin(), b.end());
+  }
+  const std::int64_t total = ctx.comm.sum(static_cast<std::int64_t>(blobs.size()));
+  const std::int64_t offset = ctx.comm.exscan(static_cast<std::int64_t>(blobs.size()));
+  auto& f = out.file();
+  f.writeSlab("/der/blob_length", {static_cast<std::uint64_t>(local_.totalStrands)},
+              static_cast<std::uint64_t>(local_.firstStrand), lengths);
+  f.writeSlab("/der/blob", {static_cast<std::uint64_t>(total)}, static_cast<std::uint64_t>(offset), blobs);
+}
+
+void DerModule::loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) {
+  const std::string where = in.path();
+  if (in.readInt("der_strands") != local_.totalStrands)
+    throw InputError(str(where, ": checkpoint of ", in.readInt("der_strands"), " strands, but the scene has ",
+                         local_.totalStrands));
+  if (in.readString("der_scheme") != scheme_)
+    throw InputError(str(where, ": checkpoint of scheme ", in.readString("der_scheme"), ", but the scene has ", scheme_));
+  optimizeStep_ = in.readInt("der_optimize_step");
+  const bool done = in.readInt("der_optimization_done") != 0;
+  frame_ = in.readInt("der_frame");
+  const auto& f = in.file();
+  const std::vector<double> lengths = f.readAll("/der/blob_length");
+  std::uint64_t offset = 0;
+  for (std::int64_t s = 0; s < local_.firstStrand; ++s) offset += static_cast<std::uint64_t>(lengths[u(s)]);
+  std::uint64_t rows = 0;
+  for (std::size_t i = 0; i < local_.geometry.size(); ++i)
+    rows += static_cast<std::uint64_t>(lengths[u(local_.firstStrand) + i]);
+  const std::vector<double> all = f.readSlab("/der/blob", offset, rows);
+  std::size_t at = 0;
+  if (done) {
+    optimizationDone_ = true;
+    local_.rest.clear();
+    local_.results.clear();
+  }
+  bool hasSims = false;
+  std::vector<std::vector<double>> simBlobs;
+  for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
+    const auto n = static_cast<std::size_t>(lengths[u(local_.firstStrand) + i]);
+    std::vector<double> b(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+    Reader rd{b, 0, str(where, ": strand ", local_.firstStrand + static_cast<std::int64_t>(i))};
+    if (!done) {
+      AlmState s;
+      s.k = static_cast<int>(rd.get());
+      s.done = rd.get() != 0.0;
+      s.p = rd.vec();
+      s.lambda = rd.vec();
+      s.previousStep = rd.vec();
+      s.stats = optimizers_[i]->stats();
+      s.stats.newtonIterations = static_cast<int>(rd.get());
+      s.stats.mprgpIterations = static_cast<long>(rd.get());
+      s.stats.factorizations = static_cast<long>(rd.get());
+      s.stats.lineSearchHalvings = static_cast<long>(rd.get());
+      s.stats.assemblySeconds = rd.get();
+      s.stats.factorSeconds = rd.get();
+      s.stats.mprgpSeconds = rd.get();
+      s.stats.lineSearchSeconds = rd.get();
+      s.stats.initialResidual = rd.get();
+      s.stats.residual = rd.get();
+      s.stats.stopReason = kReasons[std::clamp(static_cast<int>(rd.get()), 0, 3)];
+      s.stats.history.clear();
+      optimizers_[i]->restore(s);
+    } else {
+      local_.rest.push_back(getRest(rd));
+      if (rd.get() != 0.0) {
+        StrandResult r;
+        r.relativeResidual = rd.get();
+        r.newtonIterations = rd.get();
+        r.mprgpIterationsPerSolve = rd.get();
+        r.stopReason = rd.get();
+        r.mprgpIterations = rd.get();
+        r.seconds = rd.get();
+        local_.results.push_back(r);
+      }
+      if (rd.get() != 0.0) {
+        hasSims = true;
+        simBlobs.push_back(std::vector<double>(b.begin() + static_cast<std::ptrdiff_t>(rd.at), b.end()));
+      }
+    }
+  }
+  if (done) optimizers_.clear();
+  if (done && (frames_ > 0)) {
+    startSimulation();
+    if (ctx.comm.any(hasSims)) {
+      for (std::size_t i = 0; i < sims_.size(); ++i) {
+        Reader rd{simBlobs[i], 0, str(where, ": strand ", local_.firstStrand + static_cast<std::int64_t>(i))};
+        auto q = rd.vec();
+        auto qdot = rd.vec();
+        ReferenceFrames fr;
+        fr.a1 = unflatten3(rd.vec());
+        fr.tangent = unflatten3(rd.vec());
+        fr.refTwist = rd.vec();
+        const double t = rd.get();
+        const long steps = static_cast<long>(rd.get());
+        sims_[i]->restoreState(std::move(q), std::move(qdot), std::move(fr), t, steps);
+      }
+    }
+  }
+}
+
+std::string DerModule::summary() const {
+  // Collective (every rank's runner calls it).
+  std::ostringstream os;
+  os << "der: " << local_.totalStrands << " strands, " << scheme_;
+  if (comm_.any(!local_.results.empty() || !optimizers_.empty())) {
+    const Totals t = localTotals();
+    const std::int64_t eq = comm_.sum(t.inEquilibrium);
+    const double newton = comm_.sum(t.newton);
+    const double mprgp = comm_.sum(t.mprgp);
+    const double residualMax = comm_.max(t.residualMax);
+    const double seconds = t.seconds;
+    const double S = static_cast<double>(local_.totalStrands);
+    os << ": " << eq << " of " << local_.totalStrands << " strands in equilibrium (relative residual <= "
+       << equilibriumTol_ << "), max relative residual " << residualMax << ", " << newton / S
+       << " Newton iterations per strand, " << (newton > 0 ? mprgp / newton : 0.0) << " MPRGP iterations per solve, "
+       << comm_.max(seconds) << " s of optimisation on the busiest rank";
+    if (!strandFile_.empty()) os << "; optimised strands in " << strandFile_;
+  }
+  if (frames_ > 0) {
+    double drift = 0.0;
+    for (std::size_t i = 0; i < sims_.size(); ++i) {
+      const auto& q = sims_[i]->q();
+      for (std::size_t v = 0; v < initialPositions_[i].size(); ++v)
+        drift = std::max(drift, (Vec3(q[4 * v], q[4 * v + 1], q[4 * v + 2]) - initialPositions_[i][v]).norm() / lengths_[i]);
+    }
+    os << "\nder: " << frame_ << " frames simulated; largest vertex distance from the modelled shape "
+       << comm_.max(drift) << " strand lengths";
+  }
+  return os.str();
+}
+
+}  // namespace kinema::der
+
+namespace kinema {
+void registerModule_der() {
+  run::modules().add({"der",
+                      "discrete elastic rods: static-equilibrium parameter optimisation (augmented Lagrangian, "
+                      "MPRGP, active-set Cholesky) and implicit forward simulation of hair strands",
+                      &der::DerModule::declare, [] { return std::make_unique<der::DerModule>(); }});
+}
+}  // namespace kinema

@@ -1,0 +1,93 @@
+#pragma once
+// Module `der`: discrete elastic rods (specs/der.md). A run has up to two phases:
+//  1. optimisation (der.optimize.enabled): every step is one augmented-Lagrangian iteration
+//     (Algorithm 1) of every strand not yet finished; the phase ends when all strands have stopped
+//     (or after der.optimize.k_max steps), and the strand set with its optimised rest state and
+//     stiffness is written to <output>/strands.h5;
+//  2. forward simulation (der.simulate.frames > 0): every step is one frame of
+//     der.simulate.steps_per_frame implicit steps of every strand, with prescribed root motion.
+// Strands are independent: each rank owns a contiguous, cost-balanced range of strands and solves
+// them on its own (one-rank linear algebra on the scene's backend), so per-strand results are
+// bitwise identical whatever the number of ranks.
+#include <Eigen/Geometry>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/run/module.hpp"
+#include "modules/der/alm_optimizer.hpp"
+#include "modules/der/forward_sim.hpp"
+#include "modules/der/optimizer_params.hpp"
+#include "modules/der/strand_set_file.hpp"
+
+namespace kinema::der {
+
+class DerModule : public run::Module {
+ public:
+  static void declare(ParamSchema& schema);
+
+  void setup(run::RunContext& ctx) override;
+  long totalSteps() const override { return optimizeSteps_ + frames_; }
+  bool finished() const override;
+  double time() const override;
+  void step(run::RunContext& ctx, io::Diagnostics::Row& row) override;
+  void writeFrame(run::RunContext& ctx, io::FrameWriter& frames) override;
+  void saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const override;
+  void loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) override;
+  std::string summary() const override;
+
+  // For tests and benchmarks: this rank's strands and optimisers / simulators.
+  const LocalStrands& strands() const { return local_; }
+  const std::vector<std::unique_ptr<AlmOptimizer>>& optimizers() const { return optimizers_; }
+  const std::vector<std::unique_ptr<StrandSimulator>>& simulators() const { return sims_; }
+
+ private:
+  bool simulating() const { return simStarted_; }  // the same on every rank
+  void optimizeStep(run::RunContext& ctx);
+  void finishOptimization(run::RunContext& ctx);
+  void startSimulation();
+  void simulateStep(run::RunContext& ctx);
+  void addRow(run::RunContext& ctx, io::Diagnostics::Row& row) const;
+  // This rank's optimisation figures: from the optimisers while they run, then from the results.
+  struct Totals {
+    std::int64_t running = 0, inEquilibrium = 0;
+    double residualMax = 0.0, newton = 0.0, mprgp = 0.0, seconds = 0.0;
+  };
+  Totals localTotals() const;
+  Eigen::Isometry3d rootTransform(double t, const Vec3& root) const;
+
+  // Scene
+  std::string source_, scheme_, outputDir_;
+  Comm comm_;
+  Material material_;
+  OptimizerOptions optOptions_;
+  double equilibriumTol_ = 1e-6;
+  bool writeStrandFile_ = true;
+  long optimizeSteps_ = 0;  // k_max, or 0 without optimisation
+  long frames_ = 0;
+  int stepsPerFrame_ = 4;
+  double fps_ = 60.0;
+  ForwardSimOptions simOptions_;
+  std::string rootMotion_;
+  double rootAmplitude_ = 0.0, rootPeriod_ = 1.0, rootDuration_ = 0.0;
+
+  // This rank's strands
+  LocalStrands local_;
+  bool loadedRest_ = false;
+  double imbalance_ = 1.0;
+  std::vector<std::unique_ptr<AlmOptimizer>> optimizers_;
+  std::vector<std::unique_ptr<StrandSimulator>> sims_;
+  std::vector<RootMotion> roots_;
+  std::vector<std::vector<Vec3>> initialPositions_;
+  std::vector<double> lengths_;
+
+  // Progress
+  long optimizeStep_ = 0;  // ALM iterations done
+  bool optimizationDone_ = false;
+  bool justOptimized_ = false;
+  bool simStarted_ = false;
+  long frame_ = 0;  // frames simulated
+  std::string strandFile_;
+};
+
+}  // namespace kinema::der
