@@ -97,6 +97,7 @@ LdltStats BandedLdlt::factor(const BandedSymmetric& A) {
     double* colj = L_.data() + static_cast<std::size_t>(j) * ld;
     const int k0 = std::max(0, j - kd_);
     // work_[j - k] = L_jk D_k for k in [k0, j)
+    const double A_diag_j = colj[0];
     double dj = colj[0];
     for (int k = k0; k < j; ++k) {
       const double ljk = L_[static_cast<std::size_t>(k) * ld + static_cast<std::size_t>(j - k)];
@@ -104,23 +105,29 @@ LdltStats BandedLdlt::factor(const BandedSymmetric& A) {
       work_[static_cast<std::size_t>(j - k)] = v;
       dj -= ljk * v;
     }
-    // Column numerators c_ij = A_ij - sum_k L_ik L_jk D_k, kept in place until D_j is known.
+    // Column numerators c_ij = A_ij - sum_k L_ik L_jk D_k, kept in place until D_j is known. Rows
+    // i > j still hold their original diagonal A_ii in L_ (column i is factored later).
     const int iend = std::min(n_ - 1, j + kd_);
-    double cmax = 0.0;
+    double gmw = 0.0;
     for (int i = j + 1; i <= iend; ++i) {
       double s = colj[i - j];
       for (int k = std::max(k0, i - kd_); k < j; ++k)
         s -= L_[static_cast<std::size_t>(k) * ld + static_cast<std::size_t>(i - k)] * work_[static_cast<std::size_t>(j - k)];
       colj[i - j] = s;
-      cmax = std::max(cmax, std::abs(s));
+      const double aii = L_[static_cast<std::size_t>(i) * ld];
+      gmw = std::max(gmw, s * s / (aii > 0.0 ? aii : beta2));
     }
     st.minPivot = std::min(st.minPivot, dj);
-    // Clamp (specs/der.md 3.2.4, decision 8.7): D_j >= delta, and D_j >= max_i c_ij^2 / beta^2
-    // with beta^2 = max_k A_kk (the bound of Gill, Murray & Wright's modified Cholesky). For an
-    // SPD matrix the exact factor satisfies L_ij^2 D_j <= A_ii <= beta^2, so the second bound only
-    // binds on round-off or indefinite input; there it keeps L_ij^2 D_j <= beta^2, which stops the
-    // exponential growth of L that clamping to delta alone gives on rank-deficient matrices.
-    const double dmin = std::max(delta, beta2 > 0.0 ? cmax * cmax / beta2 : 0.0);
+    // Clamp (specs/der.md 3.2.4, decision 8.7), relative to the pivot's own row so that it is
+    // invariant under diagonal scaling (a floor relative to max_k A_kk clamped most pivots of the
+    // unscaled DER BCQP, whose diagonal spans 17 orders of magnitude):
+    //   D_j >= pivotFloor * A_jj  and  D_j >= max_i c_ij^2 / A_ii,
+    // the second a row-wise form of Gill, Murray & Wright's modified-Cholesky bound. For an SPD
+    // matrix the exact factor satisfies D_j <= A_jj and L_ij^2 D_j <= A_ii, so it only binds on
+    // round-off or indefinite input, where it keeps L bounded (clamping to the first floor alone
+    // lets L grow exponentially on rank-deficient matrices).
+    const double ajj = A_diag_j;
+    const double dmin = std::max(ajj > 0.0 ? pivotFloor_ * ajj : delta, gmw);
     if (!(dj >= dmin)) {  // also catches NaN
       dj = dmin;
       ++st.clampedPivots;

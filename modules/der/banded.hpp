@@ -36,10 +36,11 @@ struct LdltStats {
   double minPivot = 0.0;  // before clamping
 };
 
-// A = L D L^T with unit lower L in the same band. Pivots below delta = pivotFloor * max_k A_kk
-// are clamped to delta (never NaN/Inf on near-singular input); a pivot is also raised to
-// max_i c_ij^2 / max_k A_kk (c_ij = the column before division), which never binds for an SPD
-// matrix in exact arithmetic and keeps L_ij^2 D_j <= max_k A_kk on round-off (see banded.cpp).
+// A = L D L^T with unit lower L in the same band. A pivot D_j below pivotFloor * A_jj is clamped
+// to it (never NaN/Inf on near-singular input), and raised to max_i c_ij^2 / A_ii (c_ij = the
+// column before division) if that is larger, which never binds for an SPD matrix in exact
+// arithmetic and keeps L_ij^2 D_j <= A_ii on round-off. Both bounds are relative to the rows'
+// own diagonals, so the factorisation commutes with diagonal scaling (see banded.cpp).
 class BandedLdlt {
  public:
   explicit BandedLdlt(double pivotFloor = 1e-12) : pivotFloor_(pivotFloor) {}

@@ -31,7 +31,7 @@ void declareOptimizerParams(ParamSchema& schema, const std::string& prefix, cons
   schema.addChoice(p + "preconditioner", d.preconditioner, qpPreconditionerNames(),
                    "MPRGP preconditioner for the Newton BCQP (asc: active-set Cholesky, the paper's)");
   schema.addReal(p + "pivot_floor", d.qp.pivotFloor, Range::positive(),
-                 "LDL^T pivots below pivot_floor * max_k A_kk are clamped");
+                 "LDL^T pivots below pivot_floor * A_jj (their own row's diagonal) are clamped to it");
   schema.addBool(p + "warm_start", d.warmStart,
                  "start MPRGP from the previous Newton step projected onto the new box (else from 0)");
   schema.addBool(p + "scale_bcqp", d.scaleBcqp,

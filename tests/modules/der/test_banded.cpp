@@ -249,11 +249,14 @@ TEST(BandedLdlt, C6NearSingularInputClampsPivotsAndStaysFinite) {
     EXPECT_LT(st.minPivot, 1e-12 * M.diagonal().maxCoeff());
     for (int i = 0; i < n; ++i) {
       EXPECT_TRUE(std::isfinite(ldlt.d(i)));
-      EXPECT_GE(ldlt.d(i), 1e-12 * M.diagonal().maxCoeff());
+      // The floor relative to the pivot's own diagonal.
+      EXPECT_GE(ldlt.d(i), 1e-12 * A.at(i, i) * (1 - 1e-15));
       for (int j = 0; j < n; ++j) {
         ASSERT_TRUE(std::isfinite(ldlt.l(i, j)));
-        // The growth bound L_ij^2 D_j <= max_k A_kk (GMW clamp).
-        EXPECT_LE(ldlt.l(i, j) * ldlt.l(i, j) * ldlt.d(j), M.diagonal().maxCoeff() * (1 + 1e-12) + 1e-300);
+        // The row-wise growth bound L_ij^2 D_j <= A_ii (GMW clamp).
+        if (i > j) {
+          EXPECT_LE(ldlt.l(i, j) * ldlt.l(i, j) * ldlt.d(j), A.at(i, i) * (1 + 1e-12) + 1e-300);
+        }
       }
     }
     const std::vector<double> r = randomVector(n, rng);
@@ -275,6 +278,50 @@ TEST(BandedLdlt, C6NearSingularInputClampsPivotsAndStaysFinite) {
   const LdltStats st = ldlt.factor(A);
   EXPECT_EQ(st.clampedPivots, 1);
   EXPECT_EQ(ldlt.d(1), 1e-12);
+}
+
+
+// The clamp is relative to each row's own diagonal, so factoring S A S (S diagonal, spanning 16
+// orders of magnitude, so the diagonal of S A S spans 32) clamps nothing and gives the scaled
+// factor of A: the filtered solve of S A S applied to S r is S^-1 times that of A applied to r.
+// (A floor relative to max_k A_kk would clamp most pivots of S A S; the unscaled DER BCQP, whose
+// diagonal spans 17 orders, was such a case.)
+TEST(BandedLdlt, FactorisationCommutesWithDiagonalScaling) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), e(-8.0, 8.0);
+  const int n = 60, kd = 5;
+  for (double shift : {1.0, 1e-3}) {
+    Eigen::MatrixXd B = Eigen::MatrixXd::Zero(n, n);
+    for (int i = 0; i < n; ++i)
+      for (int j = i; j <= std::min(n - 1, i + kd / 2); ++j) B(i, j) = u(rng);
+    const Eigen::MatrixXd M = B.transpose() * B + shift * Eigen::MatrixXd::Identity(n, n);
+    std::vector<double> S(static_cast<std::size_t>(n));
+    for (auto& v : S) v = std::pow(10.0, e(rng));
+    BandedSymmetric A(n, kd), As(n, kd);
+    for (int j = 0; j < n; ++j)
+      for (int i = j; i <= std::min(n - 1, j + kd); ++i) {
+        A.at(i, j) = M(i, j) + (i == j ? 1e-18 : 0.0);
+        As.at(i, j) = S[static_cast<std::size_t>(i)] * A.at(i, j) * S[static_cast<std::size_t>(j)];
+      }
+    BandedLdlt f(1e-12), fs(1e-12);
+    const LdltStats st = f.factor(A), sts = fs.factor(As);
+    EXPECT_EQ(st.clampedPivots, 0);
+    EXPECT_EQ(sts.clampedPivots, 0);
+    const std::vector<double> r = randomVector(n, rng);
+    std::vector<double> rs(static_cast<std::size_t>(n)), z(static_cast<std::size_t>(n)), zs(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) rs[static_cast<std::size_t>(i)] = S[static_cast<std::size_t>(i)] * r[static_cast<std::size_t>(i)];
+    std::vector<std::uint8_t> mask(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) mask[static_cast<std::size_t>(i)] = (i % 4) != 1;
+    f.solveFiltered(r, mask, z);
+    fs.solveFiltered(rs, mask, zs);
+    double err = 0.0, scale = 0.0;
+    for (int i = 0; i < n; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      err = std::max(err, std::abs(S[k] * zs[k] - z[k]));
+      scale = std::max(scale, std::abs(z[k]));
+    }
+    EXPECT_LE(err, 1e-8 * scale) << "shift " << shift;
+  }
 }
 
 }  // namespace
