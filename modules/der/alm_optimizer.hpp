@@ -21,6 +21,7 @@
 #include "framework/solvers/mprgp.hpp"
 #include "modules/der/banded.hpp"
 #include "modules/der/banded_operator.hpp"
+#include "modules/der/box_qp_ipm.hpp"
 #include "modules/der/force_jacobian.hpp"
 #include "modules/der/optimizer_params.hpp"
 #include "modules/der/parameters.hpp"
@@ -145,6 +146,7 @@ class AlmOptimizer {
 
   // Buffers reused across iterations (no allocation per iteration after the first).
   std::vector<double> f_, fTrial_, pTrial_, grad_, work_, dp_, b_, lo_, hi_, scaling_;
+  std::vector<double> ipmB_, ipmLo_, ipmHi_, ipmX_;  // the scaled BCQP for bcqp_solver = ipm
   ForceJacobianMatrix J_;
   std::shared_ptr<BandedSymmetric> A_;
   la::IndexMapPtr map_;

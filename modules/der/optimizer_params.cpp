@@ -32,6 +32,9 @@ void declareOptimizerParams(ParamSchema& schema, const std::string& prefix, cons
                    "MPRGP preconditioner for the Newton BCQP (asc: active-set Cholesky, the paper's)");
   schema.addReal(p + "pivot_floor", d.qp.pivotFloor, Range::positive(),
                  "LDL^T pivots below pivot_floor * A_jj (their own row's diagonal) are clamped to it");
+  schema.addChoice(p + "bcqp_solver", d.bcqpSolver, {"mprgp", "ipm"},
+                   "solver of each Newton step's box-constrained QP: mprgp (the paper's, preconditioned by "
+                   "`preconditioner`) or ipm (the interior-point baseline of Table I, one LDL^T per iteration)");
   schema.addBool(p + "warm_start", d.warmStart,
                  "start MPRGP from the previous Newton step projected onto the new box (else from 0)");
   schema.addBool(p + "scale_bcqp", d.scaleBcqp,
@@ -59,6 +62,7 @@ OptimizerOptions readOptimizerOptions(const Config& config, const std::string& p
   o.preconditioner = config.getString(p + "preconditioner");
   o.qp.pivotFloor = config.getReal(p + "pivot_floor");
   o.warmStart = config.getBool(p + "warm_start");
+  o.bcqpSolver = config.getString(p + "bcqp_solver");
   o.scaleBcqp = config.getBool(p + "scale_bcqp");
   o.mprgp = solvers::readMprgpOptions(config, p + "mprgp");
   return o;

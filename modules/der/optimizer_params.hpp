@@ -26,7 +26,10 @@ struct OptimizerOptions {
   solvers::MprgpOptions mprgp = defaultMprgpOptions();
   std::string preconditioner = "asc";  // qpPreconditionerNames()
   QpPreconditionerOptions qp;          // pivot floor etc.
-  bool warmStart = false;          // MPRGP starts from the previous dp projected onto the new box
+  bool warmStart = false;
+  // BCQP solver of each Newton step: "mprgp" (the paper's, with `preconditioner`) or "ipm" (the
+  // interior-point baseline of Table I, box_qp_ipm.hpp: one banded LDL^T per IPM iteration).
+  std::string bcqpSolver = "mprgp";          // MPRGP starts from the previous dp projected onto the new box
   // Symmetric diagonal scaling of the BCQP before MPRGP (x = D^-1/2 y, D = diag A): the diagonal
   // of A spans ~17 orders of magnitude (rho, M^-1 of the twist DOFs), so a pivot floor relative to
   // max A_kk would clamp most pivots; scaled, every diagonal entry is 1.
