@@ -1,5 +1,8 @@
 #pragma once
 // Helpers shared by the test suites.
+#include <gtest/gtest.h>
+
+#include <exception>
 #include <filesystem>
 #include <string>
 
@@ -17,6 +20,21 @@ inline std::string scratchDir(const std::string& name) {
   }
   world.barrier();
   return dir;
+}
+
+// The message of the exception of type E that `f` throws ("" and a test failure if none).
+template <class E, class F>
+std::string messageOf(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "unexpected exception type: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "no exception thrown";
+  return "";
 }
 
 }  // namespace kinema::test

@@ -11,23 +11,10 @@
 
 #include "framework/core/comm.hpp"
 #include "framework/core/error.hpp"
+#include "test_util.hpp"
 
 namespace kinema::test {
 
-// The message of the exception of type E that `f` throws ("" and a test failure if none).
-template <class E, class F>
-std::string messageOf(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "unexpected exception type: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "no exception thrown";
-  return "";
-}
 
 inline std::string readText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -10,49 +10,14 @@
 
 #include "framework/core/error.hpp"
 #include "modules/der/banded.hpp"
+#include "der_test_util.hpp"
 
 namespace kinema::der {
 namespace {
 
-Eigen::MatrixXd toDense(const BandedSymmetric& A) {
-  const int n = A.size();
-  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
-  for (int i = 0; i < n; ++i)
-    for (int j = std::max(0, i - A.bandwidth()); j <= i; ++j) M(i, j) = M(j, i) = A.at(i, j);
-  return M;
-}
-
-// Random SPD band matrix: random symmetric band, then a diagonal shift making it diagonally
-// dominant by `margin` (margin < 1 keeps it SPD only by luck, so callers use >= 1; condition number
-// grows as the shift shrinks).
-BandedSymmetric randomSpd(int n, int kd, std::mt19937& rng, double shift = 1.0) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  BandedSymmetric A(n, kd);
-  for (int j = 0; j < n; ++j)
-    for (int i = j + 1; i <= std::min(n - 1, j + kd); ++i) A.at(i, j) = u(rng);
-  for (int i = 0; i < n; ++i) {
-    double s = 0.0;
-    for (int j = std::max(0, i - kd); j <= std::min(n - 1, i + kd); ++j)
-      if (j != i) s += std::abs(A.at(i, j));
-    A.at(i, i) = s + shift;
-  }
-  return A;
-}
-
-// Random SPD band matrix that is not diagonally dominant: B^T B + small shift with B banded
-// (bandwidth kd/2), so the LDL^T has genuinely varying pivots.
-BandedSymmetric randomGramSpd(int n, int kd, std::mt19937& rng, double shift) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const int h = kd / 2;
-  Eigen::MatrixXd B = Eigen::MatrixXd::Zero(n, n);
-  for (int i = 0; i < n; ++i)
-    for (int j = i; j <= std::min(n - 1, i + h); ++j) B(i, j) = u(rng);
-  Eigen::MatrixXd M = B.transpose() * B;
-  BandedSymmetric A(n, kd);
-  for (int j = 0; j < n; ++j)
-    for (int i = j; i <= std::min(n - 1, j + kd); ++i) A.at(i, j) = M(i, j) + (i == j ? shift : 0.0);
-  return A;
-}
+using test::dominantSpd;
+using test::gramSpd;
+using test::toDense;
 
 std::vector<double> randomVector(int n, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -69,7 +34,7 @@ TEST(BandedSymmetric, StorageAndMultiplyMatchDense) {
   std::mt19937 rng(1);
   for (int n : {1, 5, 30}) {
     for (int kd : {0, 1, 3, 10, 40}) {
-      BandedSymmetric A = randomSpd(n, kd, rng);
+      BandedSymmetric A = dominantSpd(n, kd, rng);
       EXPECT_EQ(A.at(0, std::min(n - 1, kd)), A.at(std::min(n - 1, kd), 0));
       const Eigen::MatrixXd M = toDense(A);
       const std::vector<double> x = randomVector(n, rng);
@@ -93,7 +58,7 @@ TEST(BandedLdlt, SolveMatchesDenseAndCountsFactorizations) {
   for (int n : {1, 2, 7, 40, 120}) {
     for (int kd : {0, 1, 4, 10, 21}) {
       for (int variant = 0; variant < 2; ++variant) {
-        BandedSymmetric A = variant == 0 ? randomSpd(n, kd, rng, 0.1) : randomGramSpd(n, kd, rng, 1e-3);
+        BandedSymmetric A = variant == 0 ? dominantSpd(n, kd, rng, 0.1) : gramSpd(n, kd, rng, 1e-3);
         const LdltStats st = ldlt.factor(A);
         ++expected;
         EXPECT_EQ(ldlt.factorizations(), expected);
@@ -173,7 +138,7 @@ TEST(BandedLdlt, C2FilteredSolveEqualsFreeSubFactorInverse) {
   for (int trial = 0; trial < 60; ++trial) {
     const int n = 5 + trial % 40;
     const int kd = 1 + trial % 12;
-    BandedSymmetric A = trial % 2 ? randomSpd(n, kd, rng, 0.5) : randomGramSpd(n, kd, rng, 1e-2);
+    BandedSymmetric A = trial % 2 ? dominantSpd(n, kd, rng, 0.5) : gramSpd(n, kd, rng, 1e-2);
     ldlt.factor(A);
     for (int k = 0; k < 5; ++k) {
       std::vector<std::uint8_t> mask(static_cast<std::size_t>(n));
@@ -219,7 +184,7 @@ TEST(BandedLdlt, C1AllFreeFilteredSolveIsExactInverse) {
   std::mt19937 rng(4);
   BandedLdlt ldlt;
   for (int n : {10, 60, 200}) {
-    BandedSymmetric A = randomGramSpd(n, 21, rng, 1e-2);
+    BandedSymmetric A = gramSpd(n, 21, rng, 1e-2);
     ldlt.factor(A);
     const std::vector<double> r = randomVector(n, rng);
     std::vector<std::uint8_t> all(static_cast<std::size_t>(n), 1);

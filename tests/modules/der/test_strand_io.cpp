@@ -26,20 +26,6 @@
 namespace kinema::der {
 namespace {
 
-// The message of the InputError `f` throws ("" and a test failure if none).
-template <class F>
-std::string inputErrorOf(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "unexpected exception type: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "no exception thrown";
-  return "";
-}
 
 #define EXPECT_CONTAINS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
@@ -101,11 +87,11 @@ constexpr std::size_t kPointsAt = 128 + 6;  // points array offset of validRaw()
 
 std::string parseError(const RawHair& h, double scale = 1.0) {
   std::vector<std::byte> b = h.bytes();
-  return inputErrorOf([&] { parseHair(b, "test.hair", scale); });
+  return kinema::test::messageOf<InputError>([&] { parseHair(b, "test.hair", scale); });
 }
 
 std::string parseError(const std::vector<std::byte>& b) {
-  return inputErrorOf([&] { parseHair(b, "test.hair"); });
+  return kinema::test::messageOf<InputError>([&] { parseHair(b, "test.hair"); });
 }
 
 TEST(HairFile, ParsesAValidFile) {
@@ -200,19 +186,19 @@ TEST(HairFile, RoundTrip) {
   // The writer refuses what the format cannot hold.
   StrandGeometry bad = straightVertical(3, 1.0);
   bad.x[1].y() = std::numeric_limits<double>::quiet_NaN();
-  std::string msg = inputErrorOf([&] { writeHair(path, std::vector<StrandGeometry>{strands[0], bad}); });
+  std::string msg = kinema::test::messageOf<InputError>([&] { writeHair(path, std::vector<StrandGeometry>{strands[0], bad}); });
   EXPECT_CONTAINS(msg, "strand 1 vertex 1");
   StrandGeometry huge;
   huge.x.assign(70000, Vec3::Zero());
-  EXPECT_CONTAINS(inputErrorOf([&] { writeHair(path, std::vector<StrandGeometry>{huge}); }), "70000 points");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([&] { writeHair(path, std::vector<StrandGeometry>{huge}); }), "70000 points");
   std::vector<double> two{1.0, 2.0};
-  EXPECT_CONTAINS(inputErrorOf([&] { writeHair(path, strands, two); }), "2 thickness values");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([&] { writeHair(path, strands, two); }), "2 thickness values");
   EXPECT_EQ(readHair(path).strands.size(), 2u);  // the failed writes left the file alone
 }
 
 TEST(HairFile, FileErrorsNameTheFile) {
   std::string dir = test::scratchDir("strand_io_errors");
-  EXPECT_CONTAINS(inputErrorOf([&] { readHair(dir + "/missing.hair"); }), dir + "/missing.hair");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([&] { readHair(dir + "/missing.hair"); }), dir + "/missing.hair");
   std::string path = dir + "/broken.hair";
   {
     std::vector<std::byte> b = validRaw().bytes();
@@ -220,7 +206,7 @@ TEST(HairFile, FileErrorsNameTheFile) {
     std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()),
                                                 static_cast<std::streamsize>(b.size()));
   }
-  std::string msg = inputErrorOf([&] { readHair(path); });
+  std::string msg = kinema::test::messageOf<InputError>([&] { readHair(path); });
   EXPECT_CONTAINS(msg, path);
   EXPECT_CONTAINS(msg, "thickness array");
 }
@@ -368,9 +354,9 @@ TEST(StrandGenerators, Straight) {
   EXPECT_EQ(h.x[1], Vec3(1, 0, 0));
   EXPECT_EQ(h.x[2], Vec3(2, 0, 0));
 
-  EXPECT_CONTAINS(inputErrorOf([] { straightVertical(2, 1.0); }), "at least 3");
-  EXPECT_CONTAINS(inputErrorOf([] { straightHorizontal(5, -1.0); }), "length");
-  EXPECT_CONTAINS(inputErrorOf([] { straightHorizontal(5, std::nan("")); }), "length");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([] { straightVertical(2, 1.0); }), "at least 3");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([] { straightHorizontal(5, -1.0); }), "length");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([] { straightHorizontal(5, std::nan("")); }), "length");
 }
 
 TEST(StrandGenerators, Helix) {
@@ -391,9 +377,9 @@ TEST(StrandGenerators, Helix) {
   const double dphi = 2.0 * std::numbers::pi * turns / (N - 1);
   EXPECT_NEAR(*lo, std::hypot(2 * r * std::sin(dphi / 2), pitch * dphi / (2 * std::numbers::pi)), 1e-15);
 
-  EXPECT_CONTAINS(inputErrorOf([] { helix(10, 0.0, 0.0, 1.0); }), "radius and pitch");
-  EXPECT_CONTAINS(inputErrorOf([] { helix(10, 1.0, 1.0, 0.0); }), "turns");
-  EXPECT_CONTAINS(inputErrorOf([] { helix(10, -1.0, 1.0, 1.0); }), "radius");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([] { helix(10, 0.0, 0.0, 1.0); }), "radius and pitch");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([] { helix(10, 1.0, 1.0, 0.0); }), "turns");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([] { helix(10, -1.0, 1.0, 1.0); }), "radius");
 }
 
 bool sameStrands(const std::vector<StrandGeometry>& a, const std::vector<StrandGeometry>& b) {
@@ -451,11 +437,11 @@ TEST(StrandGenerators, Wisps) {
   EXPECT_TRUE(wisps(0, N, p, 1).empty());
   WispParams bad = p;
   bad.curlRadiusMin = 0.1;
-  EXPECT_CONTAINS(inputErrorOf([&] { wisps(1, N, bad, 1); }), "curlRadiusMin");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([&] { wisps(1, N, bad, 1); }), "curlRadiusMin");
   bad = p;
   bad.capAngle = 4.0;
-  EXPECT_CONTAINS(inputErrorOf([&] { wisps(1, N, bad, 1); }), "capAngle");
-  EXPECT_CONTAINS(inputErrorOf([&] { wisps(1, 2, p, 1); }), "at least 3");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([&] { wisps(1, N, bad, 1); }), "capAngle");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([&] { wisps(1, 2, p, 1); }), "at least 3");
 }
 
 // ---------------------------------------------------------------------------------------------
