@@ -1,0 +1,255 @@
+#include "modules/impact/distributed_delassus.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "framework/core/error.hpp"
+
+namespace kinema::impact {
+
+namespace {
+
+// Lower-id dynamic body of a constraint (its owner's body, specs 6.3).
+int ownerBody(const Constraint& c) {
+  int b = -1;
+  for (int s = 0; s < 2; ++s)
+    if (c.body[s] >= 0 && (b < 0 || c.body[s] < b)) b = c.body[s];
+  return b;
+}
+
+}  // namespace
+
+DistributedDelassus::DistributedDelassus(const ImpactSystem& system, const la::Backend& backend, Comm comm,
+                                         std::vector<int> bodyRank)
+    : system_(system), backend_(backend), comm_(comm), bodyRank_(std::move(bodyRank)) {
+  const int P = comm_.size(), me = comm_.rank();
+  const int nb = system_.numBodies(), m = system_.numConstraints(), d = system_.dofs();
+  {  // Fail early, before any collective object exists, with the layer's message.
+    const la::IndexMap probe(comm_, 0);
+    try {
+      backend_.requireUsable(probe);
+    } catch (const InputError& e) {
+      throw InputError(str("distributed impact resolution (one island over ", P, " ranks): ", e.what()));
+    }
+  }
+  if (bodyRank_.empty()) {
+    // Contiguous body ranges of about d/P DOFs each.
+    bodyRank_.assign(static_cast<std::size_t>(nb), 0);
+    for (int b = 0; b < nb; ++b) {
+      const Body& body = system_.body(b);
+      if (body.dofs == 0 || d == 0) continue;
+      const long r = static_cast<long>(body.offset) * P / d;
+      bodyRank_[static_cast<std::size_t>(b)] = static_cast<int>(std::min<long>(r, P - 1));
+    }
+  }
+  if (static_cast<int>(bodyRank_.size()) != nb)
+    throw InputError(str("distributed Delassus: body rank list has ", bodyRank_.size(), " entries, the system ",
+                         nb, " bodies"));
+  for (int r : bodyRank_)
+    if (r < 0 || r >= P) throw InputError(str("distributed Delassus: body rank ", r, " is not in [0, ", P, ")"));
+
+  // Distributed DOF numbering: bodies sorted by (rank, id), so each rank's DOFs are contiguous.
+  std::vector<int> order(static_cast<std::size_t>(nb));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return bodyRank_[a] < bodyRank_[b]; });
+  distDof_.assign(static_cast<std::size_t>(nb), 0);
+  la::GlobalIndex next = 0, ownedDofs = 0;
+  for (int b : order) {
+    distDof_[static_cast<std::size_t>(b)] = next;
+    next += system_.body(b).dofs;
+    if (bodyRank_[b] == me && system_.body(b).dofs > 0) {
+      ownedBodies_.push_back(b);
+      ownedDofs += system_.body(b).dofs;
+    }
+  }
+  std::sort(ownedBodies_.begin(), ownedBodies_.end());
+
+  // Constraint ownership and the λ numbering (owner rank, constraint id).
+  std::vector<int> crank(static_cast<std::size_t>(m), 0);
+  for (int i = 0; i < m; ++i) {
+    const int b = ownerBody(system_.constraint(i));
+    crank[static_cast<std::size_t>(i)] = b >= 0 ? bodyRank_[b] : 0;
+  }
+  std::vector<int> corder(static_cast<std::size_t>(m));
+  std::iota(corder.begin(), corder.end(), 0);
+  std::stable_sort(corder.begin(), corder.end(), [&](int a, int b) { return crank[a] < crank[b]; });
+  constraintGlobal_.assign(static_cast<std::size_t>(m), 0);
+  for (int k = 0; k < m; ++k) {
+    const int i = corder[static_cast<std::size_t>(k)];
+    constraintGlobal_[static_cast<std::size_t>(i)] = k;
+    if (crank[static_cast<std::size_t>(i)] == me) ownedConstraints_.push_back(i);
+  }
+
+  // Ghost bodies: touched by an owned constraint, owned elsewhere. Ghost DOFs of one body are
+  // consecutive in the ghost list, so its local indices are too.
+  std::vector<char> isGhost(static_cast<std::size_t>(nb), 0);
+  std::vector<int> ghosts;
+  for (int i : ownedConstraints_)
+    for (int b : system_.constraint(i).body)
+      if (b >= 0 && bodyRank_[b] != me && !isGhost[b]) isGhost[b] = 1, ghosts.push_back(b);
+  std::sort(ghosts.begin(), ghosts.end());
+  ghostBodies_ = static_cast<int>(ghosts.size());
+  std::vector<la::GlobalIndex> ghostDofs;
+  for (int b : ghosts)
+    for (int j = 0; j < system_.body(b).dofs; ++j) ghostDofs.push_back(distDof_[b] + j);
+
+  vmap_ = std::make_shared<const la::IndexMap>(comm_, ownedDofs, ghostDofs);
+  cmap_ = std::make_shared<const la::IndexMap>(comm_, static_cast<la::GlobalIndex>(ownedConstraints_.size()));
+  KINEMA_CHECK(vmap_->globalSize() == d, "distributed Delassus: DOF map has ", vmap_->globalSize(), " != d = ", d);
+  KINEMA_CHECK(ownedBodies_.empty() || distDof_[ownedBodies_[0]] == vmap_->ownedBegin(),
+               "distributed Delassus: DOF numbering is not contiguous per rank");
+  backend_.requireUsable(*vmap_);
+
+  localDof_.assign(static_cast<std::size_t>(nb), -1);
+  for (int b : ownedBodies_) localDof_[b] = distDof_[b] - vmap_->ownedBegin();
+  for (int b : ghosts) localDof_[b] = vmap_->globalToLocal(distDof_[b]);
+
+  u_ = backend_.createVector(vmap_);
+  A_ = std::make_shared<la::FunctionOperator>(
+      backend_, cmap_, cmap_, [this](const la::Vector& x, la::Vector& y) { apply(x, y); },
+      "impact distributed Delassus operator N^T M^-1 N", [](la::Vector& dg) { dg.set(1.0); });
+}
+
+void DistributedDelassus::scatterMinvN(const la::Vector& x, la::Vector& u) const {
+  {
+    auto uv = u.view();
+    std::fill(uv.all().begin(), uv.all().end(), 0.0);  // ghosts too: they carry contributions
+    auto xv = x.constView();
+    for (std::size_t k = 0; k < ownedConstraints_.size(); ++k) {
+      const double xk = xv[static_cast<la::LocalIndex>(k)];
+      if (xk == 0.0) continue;
+      const Constraint& c = system_.constraint(ownedConstraints_[k]);
+      for (int s = 0; s < 2; ++s) {
+        const int b = c.body[s];
+        if (b < 0) continue;
+        const la::LocalIndex o = localDof(b);
+        const int nd = system_.body(b).dofs;
+        for (int j = 0; j < nd; ++j) uv[o + j] += c.Minv_n[s][j] * xk;
+      }
+    }
+  }
+  u.accumulateGhosts();
+}
+
+void DistributedDelassus::gatherNT(const la::Vector& u, la::Vector& s) const {
+  auto uv = u.constView();
+  auto sv = s.view();
+  for (std::size_t k = 0; k < ownedConstraints_.size(); ++k) {
+    const Constraint& c = system_.constraint(ownedConstraints_[k]);
+    double acc = 0.0;
+    for (int t = 0; t < 2; ++t) {
+      const int b = c.body[t];
+      if (b < 0) continue;
+      const la::LocalIndex o = localDof(b);
+      const int nd = system_.body(b).dofs;
+      for (int j = 0; j < nd; ++j) acc += c.n[t][j] * uv[o + j];
+    }
+    sv[static_cast<la::LocalIndex>(k)] = acc;
+  }
+}
+
+void DistributedDelassus::apply(const la::Vector& x, la::Vector& y) const {
+  scatterMinvN(x, *u_);  // owned entries of u = M⁻¹N x
+  u_->updateGhosts();
+  gatherNT(*u_, y);      // y = Nᵀ u
+}
+
+void DistributedDelassus::NT(const la::Vector& v, la::Vector& s) const {
+  u_->copy(v);
+  u_->updateGhosts();
+  gatherNT(*u_, s);
+}
+
+void DistributedDelassus::addMinvN(const la::Vector& lambda, la::Vector& v) const {
+  scatterMinvN(lambda, *u_);
+  v.axpy(1.0, *u_);
+}
+
+double DistributedDelassus::dotM(const la::Vector& u, const la::Vector& v) const {
+  double acc = 0.0;
+  {
+    auto uv = u.constView();
+    auto vv = v.constView();
+    for (int b : ownedBodies_) {
+      const Body& body = system_.body(b);
+      const la::LocalIndex o = localDof(b);
+      for (int r = 0; r < body.dofs; ++r) {
+        double mv = 0.0;
+        for (int c = 0; c < body.dofs; ++c) mv += body.M(r, c) * vv[o + c];
+        acc += uv[o + r] * mv;
+      }
+    }
+  }
+  return comm_.sum(acc);
+}
+
+double DistributedDelassus::normM(const la::Vector& v) const { return std::sqrt(std::max(0.0, dotM(v, v))); }
+
+void DistributedDelassus::scatterVelocity(const Eigen::VectorXd& q, la::Vector& v) const {
+  if (q.size() != system_.dofs())
+    throw InputError(str("distributed Delassus: velocity has ", q.size(), " entries, the system ", system_.dofs(),
+                         " DOFs"));
+  auto vv = v.view();
+  for (int b : ownedBodies_) {
+    const Body& body = system_.body(b);
+    for (int j = 0; j < body.dofs; ++j) vv[localDof(b) + j] = q[body.offset + j];
+  }
+}
+
+Eigen::VectorXd DistributedDelassus::gatherVelocity(const la::Vector& v) const {
+  if (!vfull_) {  // every non-owned DOF as a ghost: updateGhosts replicates the vector
+    std::vector<la::GlobalIndex> g;
+    for (la::GlobalIndex i = 0; i < vmap_->globalSize(); ++i)
+      if (!vmap_->owns(i)) g.push_back(i);
+    vfull_ = std::make_shared<const la::IndexMap>(comm_, vmap_->ownedBlocks(), g);
+  }
+  la::VectorPtr full = backend_.createVector(vfull_);
+  {
+    auto fv = full->view();
+    auto vv = v.constView();
+    for (la::LocalIndex i = 0; i < vmap_->ownedSize(); ++i) fv[i] = vv[i];
+  }
+  full->updateGhosts();
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(system_.dofs());
+  auto fv = full->constView();
+  for (int b = 0; b < system_.numBodies(); ++b) {
+    const Body& body = system_.body(b);
+    if (body.dofs == 0) continue;
+    const la::LocalIndex o = vfull_->globalToLocal(distDof_[b]);
+    for (int j = 0; j < body.dofs; ++j) q[body.offset + j] = fv[o + j];
+  }
+  return q;
+}
+
+void DistributedDelassus::scatterConstraints(const Eigen::VectorXd& x, la::Vector& v) const {
+  if (x.size() != system_.numConstraints())
+    throw InputError(str("distributed Delassus: constraint vector has ", x.size(), " entries, m = ",
+                         system_.numConstraints()));
+  auto vv = v.view();
+  for (std::size_t k = 0; k < ownedConstraints_.size(); ++k)
+    vv[static_cast<la::LocalIndex>(k)] = x[ownedConstraints_[k]];
+}
+
+Eigen::VectorXd DistributedDelassus::gatherConstraints(const la::Vector& v) const {
+  if (!cfull_) {
+    std::vector<la::GlobalIndex> g;
+    for (la::GlobalIndex i = 0; i < cmap_->globalSize(); ++i)
+      if (!cmap_->owns(i)) g.push_back(i);
+    cfull_ = std::make_shared<const la::IndexMap>(comm_, cmap_->ownedBlocks(), g);
+  }
+  la::VectorPtr full = backend_.createVector(cfull_);
+  {
+    auto fv = full->view();
+    auto vv = v.constView();
+    for (la::LocalIndex i = 0; i < cmap_->ownedSize(); ++i) fv[i] = vv[i];
+  }
+  full->updateGhosts();
+  const int m = system_.numConstraints();
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(m);
+  auto fv = full->constView();
+  for (int i = 0; i < m; ++i) x[i] = fv[cfull_->globalToLocal(constraintGlobal_[static_cast<std::size_t>(i)])];
+  return x;
+}
+
+}  // namespace kinema::impact
