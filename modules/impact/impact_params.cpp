@@ -33,6 +33,24 @@ void declareImpactParams(ParamSchema& schema, const std::string& prefix, const I
                 "largest free set the dense KKT polish of a QP factorises");
   schema.addReal(p + "restitution", d.restitution, Range::closed(0.0, 1.0),
                  "coefficient of restitution c_r of the inelastic/elastic blend (paper section 6.2)");
+  schema.addChoice(p + "anti_locking", toString(d.resolver.antiLocking), {"off", "eager", "lazy"},
+                   "Algorithm 2 (lineality detection and projection): eager = before every resolution (one LP "
+                   "when there is no lineality), lazy = only after lazy_iterations plain iterations or a cycle, "
+                   "off = Algorithm 1/3/4 alone (implicit equalities then run to the cap); identical results "
+                   "whenever there is no implicit equality");
+  schema.addInt(p + "lazy_iterations", d.resolver.lazyIterations, Range::atLeast(0),
+                "lazy anti-locking: plain iterations before lineality detection (K)");
+  schema.addChoice(p + "lineality.method", toString(d.resolver.lineality.method), {"lp1", "lp2", "support_and_shave"},
+                   "lineality LPs: lp1 (LP-1 then LP-2/Support & Shave; 1 LP without lineality), lp2 (exact only), "
+                   "support_and_shave");
+  schema.addReal(p + "lineality.lp_tolerance", d.resolver.lineality.lpTolerance, Range::positive(),
+                 "LP round-off margin added to epsilon in the lineality test");
+  schema.addReal(p + "lineality.rank_tolerance", d.resolver.lineality.rankTolerance, Range::positive(),
+                 "rank tolerance of the lineality basis E");
+  schema.addReal(p + "lineality.vanish_tolerance", d.resolver.lineality.vanishTolerance, Range::positive(),
+                 "a projected gradient below this (relative M^-1 norm) is removed (Algorithm 2 line 6)");
+  schema.addBool(p + "lineality.certificate", d.resolver.certificateFromLineality,
+                 "check LP-1's certificate k_w over the iterations (diagnostics only)");
   schema.addReal(p + "friction.mu", d.friction.mu, Range::nonNegative(),
                  "Coulomb coefficient of the one-way friction pass (0: frictionless)");
   schema.addInt(p + "friction.sweeps", d.friction.sweeps, Range::atLeast(1),
@@ -56,6 +74,13 @@ ImpactParams readImpactParams(const Config& config, const std::string& prefix) {
   o.operatorOptions.mprgpTolerance = config.getReal(p + "mprgp_tolerance");
   o.operatorOptions.qpMaxIterations = static_cast<int>(config.getInt(p + "qp_max_iterations"));
   o.operatorOptions.polishMaxSize = static_cast<int>(config.getInt(p + "polish_max_size"));
+  o.resolver.antiLocking = antiLockingModeFromString(config.getString(p + "anti_locking"));
+  o.resolver.lazyIterations = static_cast<long>(config.getInt(p + "lazy_iterations"));
+  o.resolver.lineality.method = linealityMethodFromString(config.getString(p + "lineality.method"));
+  o.resolver.lineality.lpTolerance = config.getReal(p + "lineality.lp_tolerance");
+  o.resolver.lineality.rankTolerance = config.getReal(p + "lineality.rank_tolerance");
+  o.resolver.lineality.vanishTolerance = config.getReal(p + "lineality.vanish_tolerance");
+  o.resolver.certificateFromLineality = config.getBool(p + "lineality.certificate");
   o.restitution = config.getReal(p + "restitution");
   o.friction.mu = config.getReal(p + "friction.mu");
   o.friction.sweeps = static_cast<int>(config.getInt(p + "friction.sweeps"));

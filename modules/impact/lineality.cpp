@@ -218,7 +218,11 @@ class LpRunner {
 };
 
 // Adds, for every constraint i, the row  lower <= ñ_iᵀu − t <= upper  (u = variables 0..d-1,
-// t = variable tIndex; tIndex < 0: no t). Exact zeros of Ñ are skipped (N is sparse in practice).
+// t = variable tIndex; tIndex < 0: no t). Exact zeros of Ñ are skipped (N is sparse in practice),
+// and so are rounding-level entries (|ñ_ki| <= kRoundoffEntry; the columns are unit vectors):
+// they change no value by more than ~d·1e-15, far below θ, but a 6e-17 coefficient (the cos 90° of
+// a right-angle wedge) makes Clp report a scaled-optimal, unscaled dual-infeasible LP-1.
+constexpr double kRoundoffEntry = 1e-14;
 void addGradientRows(LinearProgram& lp, const Eigen::MatrixXd& Nt, int tIndex, double lower,
                      double upper) {
   const int d = static_cast<int>(Nt.rows());
@@ -230,7 +234,7 @@ void addGradientRows(LinearProgram& lp, const Eigen::MatrixXd& Nt, int tIndex, d
     idx.clear();
     val.clear();
     for (int k = 0; k < d; ++k)
-      if (Nt(k, i) != 0.0) {
+      if (std::abs(Nt(k, i)) > kRoundoffEntry) {
         idx.push_back(k);
         val.push_back(Nt(k, i));
       }

@@ -4,11 +4,20 @@
 // renormalisation q̇ ← (‖q̇_0‖_M / ‖q̇‖_M) q̇ after every application (ϵDRIFT). Any ImpactOperator
 // plugs in. An iteration cap and a cycle detector turn non-termination (implicit equalities,
 // specs 2.5) into a report instead of a hang.
+//
+// Algorithm 2 (anti-locking, specs 2.7; ResolverOptions::antiLocking, anti_locking.hpp): detect the
+// implicit equalities I (lineality.hpp), project the velocity (line 3) and the constraint covectors
+// (lines 4-7), drop the vanished ones and run the same operator on the projected problem (a new
+// ImpactSystem over the same bodies; a dense pairwise-GS fallback if a projected covector touches
+// more than two bodies). Results (q̇, α in the ORIGINAL constraint indices, observer calls, stats)
+// are mapped back. With I = ∅ eager and lazy give exactly the Algorithm 1/3/4 result.
 #include <functional>
 #include <string>
 
+#include "modules/impact/anti_locking.hpp"
 #include "modules/impact/cycle_detector.hpp"
 #include "modules/impact/impact_operator.hpp"
+#include "modules/impact/lineality.hpp"
 
 namespace kinema::impact {
 
@@ -36,6 +45,28 @@ struct ResolverOptions {
   Eigen::VectorXd certificate;
   long stallWindow = 1000;
   double certificateTolerance = 1e-14;
+
+  // ---- Anti-locking, Algorithm 2 (specs 2.5-2.7, 8; anti_locking.hpp) ----
+  // Off (the default of this struct, so that existing callers keep Algorithms 1/3/4 bit for bit):
+  // lineality runs to the cap with a cycle report. Eager: Algorithm 2 (one LP per resolution when
+  // I = ∅, then exactly Algorithm 1/3/4 on the unchanged system and velocity: identical results).
+  // Lazy (spec 2.7 [I]): `lazyIterations` plain iterations first; detection only if they do not
+  // terminate (or a cycle is seen earlier); I = ∅ continues the same loop untouched (identical
+  // results), I ≠ ∅ projects the current iterate and continues on the projected constraints.
+  // The parameter schema (impact_params.hpp) defaults to off too for now; defaultSafeResolverOptions()
+  // there gives lazy, see its note.
+  AntiLockingMode antiLocking = AntiLockingMode::Off;
+  long lazyIterations = 1000;  // K of the lazy variant
+  // Detection and projection options. Its `epsilon` is ignored: the resolver passes its own ϵ in
+  // relaxed mode (approximate lineality of paper §7 at the tolerance the loop uses) and 0 in exact
+  // mode (with method lp2, which is exact-only, always 0).
+  LinealityOptions lineality;
+  // Entries of a projected covector below this times its largest entry are round-off (they decide
+  // whether n̄_i still touches at most two bodies, anti_locking.hpp).
+  double projectionDropTolerance = 1e-12;
+  // Feed LP-1's strictly feasible certificate to the k_w check above when no certificate is given
+  // and its M-norm margin is at least ϵ (Lemma 7.1). Diagnostics only: q̇ is unaffected.
+  bool certificateFromLineality = true;
 };
 
 struct ResolverStats {
@@ -57,6 +88,21 @@ struct ResolverStats {
   bool certificateStalled = false;
   bool certificateDecreased = false;  // Lemma 5.1 violated: the operator breaks NORM/ONE
   std::string report;           // one paragraph for logs (always set)
+
+  // ---- Anti-locking (Algorithm 2); zero/false when ResolverOptions::antiLocking is Off ----
+  AntiLockingMode antiLocking = AntiLockingMode::Off;
+  int linealityDetections = 0;   // successful detectLineality calls (0 or 1 per resolution)
+  bool linealityFailed = false;  // an LP failed (Error): resolved as Algorithm 1/3/4, see the report
+  int implicitEqualities = 0;    // |I|
+  int linealityRank = 0;         // dim E
+  int constraintsRemoved = 0;    // line 6
+  double energyRemoved = 0.0;    // kinetic energy removed by line 3 (lazy: by projecting the iterate), ½‖Eᵀq̇‖²
+  long iterationsBeforeProjection = 0;  // lazy: plain iterations run before projecting
+  bool denseFallback = false;    // the projected constraints spread over > 2 bodies (anti_locking.hpp)
+  int lpSolves = 0;
+  double lpSeconds = 0.0;        // detectLineality wall time
+  double antiLockingSeconds = 0.0;  // detection + projection + building the projected system
+  double lpFraction = 0.0;       // lpSeconds / seconds
 };
 
 struct ResolveResult {
@@ -82,6 +128,20 @@ class Resolver {
  private:
   ResolverOptions options_;
   Observer observer_;
+
+  // The plain Algorithm 1/3/4 loop. `lazyCheck` (may be empty) is asked once, at iteration
+  // `checkAt` or at the first detected cycle if earlier, whether to stop (true: `interrupted`).
+  using LazyCheck = std::function<bool(long iteration)>;
+  ResolveResult run(const ImpactSystem& system, ImpactOperator& op, const Eigen::VectorXd& qdot0, long cap,
+                    const LazyCheck& lazyCheck, long checkAt, bool& interrupted, const Observer& observer,
+                    const Eigen::VectorXd& certificate) const;
+  // Runs `op` (or the dense fallback) on the projected problem from the projected velocity v and
+  // maps stats, impulses and observer calls back to the original constraints.
+  ResolveResult runProjected(const ImpactSystem& system, const ProjectedProblem& problem, ImpactOperator& op,
+                             const Eigen::VectorXd& v, long cap, long iterationOffset) const;
+  ResolveResult resolveAntiLocked(const ImpactSystem& system, ImpactOperator& op, const Eigen::VectorXd& qdot0);
+  void finish(const ImpactSystem& system, ResolverStats& st, const Eigen::VectorXd& v, const std::string& opName) const;
+  LinealityOptions linealityOptions() const;
 };
 
 // min_i n_iᵀq̇ / ‖q̇‖_M (+inf without constraints; −inf·sign for q̇ = 0 is avoided: returns 0).
