@@ -1,6 +1,15 @@
-// Registration of the impact module. The resolver library (impact operators, desiderata checks,
-// lineality detection) is being built first; the time-stepping simulator and its scenes, which
-// the runner drives, are registered here once they exist (issue 6).
+// Registration of the impact module: the time-stepping simulator (sim_stepper.hpp) behind the
+// runner (impact_module.hpp).
+#include <memory>
+
+#include "framework/run/module.hpp"
+#include "modules/impact/impact_module.hpp"
+
 namespace kinema {
-void registerModule_impact() {}
+void registerModule_impact() {
+  run::modules().add({"impact",
+                      "balls and rigid bodies with guaranteed-termination simultaneous impact resolution "
+                      "(specs/impact.md): cradle, pool break, wedge, geyser, jammed box, granular pile",
+                      &impact::ImpactModule::declare, [] { return std::make_unique<impact::ImpactModule>(); }});
+}
 }  // namespace kinema

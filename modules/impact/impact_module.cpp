@@ -1,0 +1,301 @@
+#include "modules/impact/impact_module.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "framework/core/error.hpp"
+#include "framework/core/log.hpp"
+#include "modules/impact/sim_generators.hpp"
+
+namespace kinema::impact {
+
+namespace {
+
+std::size_t u(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+}  // namespace
+
+void ImpactModule::declare(ParamSchema& schema) {
+  schema.addChoice("impact.scene.type", "cradle",
+                   {"cradle", "pool_break", "wedge", "geyser", "jammed_box", "pile", "box_drop", "balls"},
+                   "the bodies: cradle (Newton's cradle of `count` balls), pool_break (a rack of `rows` rows and a "
+                   "cue ball), wedge (Fig. 3: a ball in a wedge of `angle_degrees`), geyser (spec 4.6 mini-geyser), "
+                   "jammed_box (a rows x rows block filling a box), pile (`count` balls dropped into a box of "
+                   "`width`), box_drop (`count` rigid boxes onto a floor), balls (the explicit lists `balls`, `planes`)");
+  schema.addInt("impact.scene.dimension", 2, Range::closed(2, 3), "2: discs in the plane, 3: spheres (cradle, pile)");
+  schema.addInt("impact.scene.count", 5, Range::closed(1, 100000000), "balls of the cradle and the pile, boxes of box_drop");
+  schema.addInt("impact.scene.rows", 5, Range::closed(1, 10000), "rows of the pool rack; the jammed block is rows x rows");
+  schema.addReal("impact.scene.radius", 1.0, Range::positive(), "ball radius r of the generators");
+  schema.addReal("impact.scene.mass", 1.0, Range::positive(), "mass of every generated body");
+  schema.addReal("impact.scene.speed", 1.0, Range::nonNegative(),
+                 "initial speed: the cradle's first ball, the cue ball, the wedge ball, the geyser projectile; "
+                 "standard deviation of the jammed block's velocities");
+  schema.addReal("impact.scene.angle_degrees", 10.0, Range::open(0.0, 180.0), "opening angle θ of the wedge");
+  schema.addBool("impact.scene.symmetric", true, "geyser: projectile touching both plug balls (else one, at 20 deg)");
+  schema.addReal("impact.scene.gap", 0.0, Range::nonNegative(),
+                 "geyser: the right wall at x = 4r + gap (0: the plug is jammed, spec 4.6a/b; 0.001: 4.6c)");
+  schema.addReal("impact.scene.width", 10.0, Range::positive(), "pile: inner width of the box");
+  schema.addReal("impact.scene.spacing", 0.05, Range::nonNegative(), "pile: lattice gap as a fraction of 2r");
+  schema.addReal("impact.scene.jitter", 0.02, Range::closed(0.0, 0.5),
+                 "pile: random offsets of positions and velocities, a fraction of r");
+  schema.addInt("impact.scene.seed", 1, Range::atLeast(0), "seed of the random jitter / velocities");
+  schema.addRealList("impact.scene.half_extents", {0.5, 0.3, 0.2}, 3, "box_drop: half side lengths of the boxes");
+  schema.addRealList("impact.scene.balls", {}, -1,
+                     "type balls: 8 numbers per ball: x y z vx vy vz radius mass (z, vz = 0 in 2D)");
+  schema.addRealList("impact.scene.planes", {}, -1,
+                     "type balls: 6 numbers per half-space: a point px py pz and the normal nx ny nz into the free side");
+
+  schema.addReal("impact.sim.dt", 1e-3, Range::positive(), "time step Δt");
+  schema.addInt("impact.sim.steps", 1000, Range::atLeast(0), "number of steps");
+  schema.addReal("impact.sim.gravity", 0.0, Range::any(), "gravitational acceleration g along −y (2D) or −z (3D)");
+  schema.addReal("impact.sim.contact_tolerance", 1e-6, Range::nonNegative(),
+                 "contact tolerance δ as a fraction of the smallest body size: a gap below it is a contact");
+  schema.addInt("impact.sim.closure_passes", 3, Range::closed(1, 100),
+                "impact solves per step: contacts the resolved velocities would close within the step are added "
+                "and the step's impact is solved again from the pre-impact velocity");
+  schema.addChoice("impact.sim.broad_phase", "spatial_hash", {"spatial_hash", "sweep_and_prune"},
+                   "broad phase of the contact detection (framework/geometry)");
+  schema.addBool("impact.sim.rotating_spheres", false,
+                 "3D spheres as rigid bodies (6 DOFs, I = 2/5 m r²; needed for friction to spin them) instead of "
+                 "point masses");
+  ImpactParams d;
+  d.op = "gs-lexicographic";
+  declareImpactParams(schema, "impact.resolver", d);
+}
+
+SimWorld ImpactModule::buildWorld(const Config& c) {
+  const std::string type = c.getString("impact.scene.type");
+  const int dim = static_cast<int>(c.getInt("impact.scene.dimension"));
+  const int count = static_cast<int>(c.getInt("impact.scene.count"));
+  const int rows = static_cast<int>(c.getInt("impact.scene.rows"));
+  const double r = c.getReal("impact.scene.radius"), m = c.getReal("impact.scene.mass");
+  const double speed = c.getReal("impact.scene.speed");
+  const auto seed = static_cast<std::uint64_t>(c.getInt("impact.scene.seed"));
+  SimWorld w;
+  if (type == "cradle") {
+    w = generators::cradle(count, r, m, speed, dim);
+  } else if (type == "pool_break") {
+    w = generators::poolBreak(rows, r, m, speed);
+  } else if (type == "wedge") {
+    w = generators::wedge(c.getReal("impact.scene.angle_degrees") * M_PI / 180.0, r, m, speed);
+  } else if (type == "geyser") {
+    w = generators::miniGeyser(c.getBool("impact.scene.symmetric"), c.getReal("impact.scene.gap"), speed, r);
+  } else if (type == "jammed_box") {
+    w = generators::jammedBox(rows, r, speed, seed);
+  } else if (type == "pile") {
+    const double width = c.getReal("impact.scene.width");
+    if (width < 2.0 * r)
+      throw InputError(str(c.where("impact.scene.width"), ": impact.scene.width: the box (", width,
+                           ") is narrower than one ball of radius ", r));
+    w = generators::pile(count, r, m, width, c.getReal("impact.scene.spacing"), c.getReal("impact.scene.jitter"), seed, dim);
+  } else if (type == "box_drop") {
+    const auto& h = c.getRealList("impact.scene.half_extents");
+    for (double x : h)
+      if (!(x > 0.0))
+        throw InputError(str(c.where("impact.scene.half_extents"), ": impact.scene.half_extents must be > 0"));
+    w = generators::boxDrop(count, Eigen::Vector3d(h[0], h[1], h[2]), m, seed);
+  } else {  // balls
+    const auto& b = c.getRealList("impact.scene.balls");
+    if (b.empty() || b.size() % 8 != 0)
+      throw InputError(str(c.where("impact.scene.balls"), ": impact.scene.balls: 8 numbers per ball (x y z vx vy vz "
+                           "radius mass), got ", b.size()));
+    w.dimension = dim;
+    for (std::size_t k = 0; k < b.size() / 8; ++k) {
+      const double* v = b.data() + 8 * k;
+      if (!(v[6] > 0.0) || !(v[7] > 0.0))
+        throw InputError(str(c.where("impact.scene.balls"), ": impact.scene.balls: ball ", k,
+                             ": radius and mass must be > 0, got radius ", v[6], ", mass ", v[7]));
+      if (dim == 2 && (v[2] != 0.0 || v[5] != 0.0))
+        throw InputError(str(c.where("impact.scene.balls"), ": impact.scene.balls: ball ", k,
+                             ": z and vz must be 0 in 2D"));
+      w.addBall(Eigen::Vector3d(v[0], v[1], v[2]), v[6], v[7], Eigen::Vector3d(v[3], v[4], v[5]));
+    }
+    const auto& p = c.getRealList("impact.scene.planes");
+    if (p.size() % 6 != 0)
+      throw InputError(str(c.where("impact.scene.planes"), ": impact.scene.planes: 6 numbers per plane, got ", p.size()));
+    for (std::size_t k = 0; k < p.size() / 6; ++k) {
+      const double* v = p.data() + 6 * k;
+      const Eigen::Vector3d n(v[3], v[4], v[5]);
+      if (!(n.norm() > 0.0) || (dim == 2 && n[2] != 0.0))
+        throw InputError(str(c.where("impact.scene.planes"), ": impact.scene.planes: plane ", k,
+                             ": the normal must be nonzero (and in the plane in 2D)"));
+      w.addPlane(Eigen::Vector3d(v[0], v[1], v[2]), n);
+    }
+  }
+  const bool rotating = c.getBool("impact.sim.rotating_spheres");
+  if (rotating && w.dimension == 3)
+    for (SimBody& b : w.bodies)
+      if (!b.isStatic && b.shape == SimShape::Sphere) b.rigid = true;
+  w.gravity = Eigen::Vector3d::Zero();
+  w.gravity[w.dimension == 2 ? 1 : 2] = -c.getReal("impact.sim.gravity");
+  try {
+    w.validate();
+  } catch (const InputError& e) {
+    throw InputError(str(c.where("impact.scene.type"), ": impact.scene (", type, "): ", e.message()));
+  }
+  return w;
+}
+
+SimOptions ImpactModule::readOptions(const Config& c, const SimWorld& w) {
+  SimOptions o;
+  o.dt = c.getReal("impact.sim.dt");
+  double size = std::numeric_limits<double>::infinity();
+  for (const SimBody& b : w.bodies) size = std::min(size, b.shape == SimShape::Sphere ? b.radius : b.halfExtents.minCoeff());
+  o.contactTolerance = c.getReal("impact.sim.contact_tolerance") * (std::isfinite(size) ? size : 1.0);
+  o.closurePasses = static_cast<int>(c.getInt("impact.sim.closure_passes"));
+  o.broadPhase = parseBroadPhase(c.getString("impact.sim.broad_phase"));
+  o.impact = readImpactParams(c, "impact.resolver");
+  return o;
+}
+
+void ImpactModule::setup(run::RunContext& ctx) {
+  const Config& c = ctx.config;
+  sceneType_ = c.getString("impact.scene.type");
+  steps_ = static_cast<long>(c.getInt("impact.sim.steps"));
+  SimWorld w = buildWorld(c);
+  SimOptions o = readOptions(c, w);
+  stepper_ = std::make_unique<SimStepper>(std::move(w), std::move(o), ctx.comm);
+  energy0_ = stepper_->world().kineticEnergy() + stepper_->world().potentialEnergy();
+  log::info("impact: ", sceneType_, ", ", stepper_->world().numBodies(), " bodies, ", stepper_->world().planes.size(),
+            " planes, ", stepper_->world().dimension, "D, operator ", stepper_->options().impact.op, ", c_r ",
+            stepper_->options().impact.restitution, ", dt ", stepper_->options().dt, ", ", ctx.comm.size(),
+            ctx.comm.size() == 1 ? " rank" : " ranks");
+}
+
+void ImpactModule::step(run::RunContext&, io::Diagnostics::Row& row) {
+  const SimStepStats& s = stepper_->step();
+  const SimWorld& w = stepper_->world();
+  iterationsMax_ = std::max(iterationsMax_, s.iterationsMax);
+  iterationsTotal_ += s.iterationsTotal;
+  caps_ += s.caps;
+  cycles_ += s.cycles;
+  notConverged_ += s.notConverged;
+  const double ke = w.kineticEnergy(), pe = w.potentialEnergy();
+  const Eigen::Vector3d p = w.linearMomentum(), L = w.angularMomentum();
+  const auto d = [](std::int64_t x) { return static_cast<double>(x); };
+  const io::Diagnostics::Row mine = {{"kinetic_energy", ke},
+         {"potential_energy", pe},
+         {"total_energy", ke + pe},
+         {"momentum_x", p[0]},
+         {"momentum_y", p[1]},
+         {"momentum_z", p[2]},
+         {"angular_momentum_x", L[0]},
+         {"angular_momentum_y", L[1]},
+         {"angular_momentum_z", L[2]},
+         {"candidates", d(s.candidates)},
+         {"contacts", d(s.constraints)},
+         {"islands", d(s.islands)},
+         {"resolved_islands", d(s.resolvedIslands)},
+         {"largest_island", d(s.largestIsland)},
+         {"iterations_max", d(s.iterationsMax)},
+         {"iterations_total", d(s.iterationsTotal)},
+         {"cycles", d(s.cycles)},
+         {"caps", d(s.caps)},
+         {"not_converged", d(s.notConverged)},
+         {"qp_not_converged", d(s.qpNotConverged)},
+         {"qp_residual_max", s.qpResidualMax},
+         {"impact_solves", d(s.closurePasses)},
+         {"unresolved_closures", d(s.unresolvedClosures)},
+         {"max_penetration", s.maxPenetration},
+         {"imbalance", s.imbalance},
+         {"seconds_detect", s.secondsDetect},
+         {"seconds_islands", s.secondsIslands},
+         {"seconds_resolve", s.secondsResolve},
+         {"seconds_exchange", s.secondsExchange},
+         {"seconds_integrate", s.secondsIntegrate}};
+  row.insert(row.end(), mine.begin(), mine.end());
+}
+
+void ImpactModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
+  const SimWorld& w = stepper_->world();
+  const std::int64_t n = w.numBodies(), R = ctx.comm.size(), r = ctx.comm.rank();
+  const std::int64_t first = n * r / R, last = n * (r + 1) / R;  // this rank's rows
+  positions_.clear();
+  radius_.clear();
+  velocity_.clear();
+  omega_.clear();
+  bodyId_.clear();
+  isStatic_.clear();
+  halfExtents_.clear();
+  for (std::int64_t k = first; k < last; ++k) {
+    const SimBody& b = w.bodies[u(k)];
+    positions_.insert(positions_.end(), {b.x[0], b.x[1], b.x[2]});
+    radius_.push_back(b.boundingRadius());
+    velocity_.insert(velocity_.end(), {b.v[0], b.v[1], b.v[2]});
+    omega_.insert(omega_.end(), {b.omega[0], b.omega[1], b.omega[2]});
+    bodyId_.push_back(static_cast<double>(k));
+    isStatic_.push_back(b.isStatic ? 1.0 : 0.0);
+    const Eigen::Vector3d h = b.shape == SimShape::Box ? b.halfExtents : Eigen::Vector3d::Constant(b.radius);
+    halfExtents_.insert(halfExtents_.end(), {h[0], h[1], h[2]});
+  }
+  io::PointSet points;
+  points.globalCount = n;
+  points.rowOffset = first;
+  points.positions = positions_;
+  frames.beginFrame(time(), points);
+  frames.addField("radius", radius_);
+  frames.addField("velocity", velocity_, 3);
+  frames.addField("angular_velocity", omega_, 3);
+  frames.addField("body_id", bodyId_);
+  frames.addField("static", isStatic_);
+  frames.addField("half_extents", halfExtents_, 3);
+  frames.endFrame();
+}
+
+// State per body: x (3), v (3), ω (3), q (4: w x y z).
+void ImpactModule::saveCheckpoint(run::RunContext&, io::CheckpointWriter& out) const {
+  const SimWorld& w = stepper_->world();
+  std::vector<double> s;
+  s.reserve(u(w.numBodies()) * 13);
+  for (const SimBody& b : w.bodies)
+    s.insert(s.end(), {b.x[0], b.x[1], b.x[2], b.v[0], b.v[1], b.v[2], b.omega[0], b.omega[1], b.omega[2], b.q.w(),
+                       b.q.x(), b.q.y(), b.q.z()});
+  out.writeInt("impact_bodies", w.numBodies());
+  out.writeString("impact_scene", sceneType_);
+  out.writeInt("impact_step", stepper_->steps());
+  out.writeReal("impact_time", w.time);
+  out.writeArray("impact_state", s);
+  out.writeReal("impact_energy0", energy0_);
+  out.writeArray("impact_totals", std::vector<double>{static_cast<double>(iterationsMax_), static_cast<double>(iterationsTotal_),
+                                                      static_cast<double>(caps_), static_cast<double>(cycles_),
+                                                      static_cast<double>(notConverged_)});
+}
+
+void ImpactModule::loadCheckpoint(run::RunContext&, const io::CheckpointReader& in) {
+  SimWorld& w = stepper_->world();
+  if (in.readInt("impact_bodies") != w.numBodies() || in.readString("impact_scene") != sceneType_)
+    throw InputError(str(in.path(), ": checkpoint of ", in.readInt("impact_bodies"), " bodies (scene ",
+                         in.readString("impact_scene"), "), but the scene has ", w.numBodies(), " (", sceneType_, ")"));
+  const std::vector<double> s = in.readArray("impact_state");
+  if (s.size() != u(w.numBodies()) * 13) throw InputError(str(in.path(), ": impact_state has the wrong size"));
+  for (std::size_t k = 0; k < w.bodies.size(); ++k) {
+    SimBody& b = w.bodies[k];
+    const double* v = s.data() + 13 * k;
+    b.x = Eigen::Vector3d(v[0], v[1], v[2]);
+    b.v = Eigen::Vector3d(v[3], v[4], v[5]);
+    b.omega = Eigen::Vector3d(v[6], v[7], v[8]);
+    b.q = Eigen::Quaterniond(v[9], v[10], v[11], v[12]);
+  }
+  w.time = in.readReal("impact_time");
+  stepper_->setSteps(static_cast<long>(in.readInt("impact_step")));
+  energy0_ = in.readReal("impact_energy0");
+  const std::vector<double> t = in.readArray("impact_totals");
+  if (t.size() == 5) {
+    iterationsMax_ = static_cast<std::int64_t>(t[0]);
+    iterationsTotal_ = static_cast<std::int64_t>(t[1]);
+    caps_ = static_cast<std::int64_t>(t[2]);
+    cycles_ = static_cast<std::int64_t>(t[3]);
+    notConverged_ = static_cast<std::int64_t>(t[4]);
+  }
+}
+
+std::string ImpactModule::summary() const {
+  if (!stepper_) return "";
+  const SimWorld& w = stepper_->world();
+  const double e = w.kineticEnergy() + w.potentialEnergy();
+  return str("impact: ", stepper_->steps(), " steps to t = ", w.time, "; resolver iterations max ", iterationsMax_,
+             " per island, ", iterationsTotal_, " in all; ", caps_, " island solves hit the cap, ", cycles_,
+             " reported cycles, ", notConverged_, " not converged; energy ", energy0_, " -> ", e);
+}
+
+}  // namespace kinema::impact

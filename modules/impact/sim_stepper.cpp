@@ -1,0 +1,324 @@
+#include "modules/impact/sim_stepper.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "framework/core/error.hpp"
+#include "framework/core/timer.hpp"
+#include "modules/impact/friction.hpp"
+#include "modules/impact/impact_system.hpp"
+#include "modules/impact/resolver.hpp"
+#include "modules/impact/restitution.hpp"
+#include "modules/impact/sim_partition.hpp"
+
+namespace kinema::impact {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+std::size_t u(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+// Velocity of a body's material point p.
+Eigen::Vector3d pointVelocity(const SimBody& b, const Eigen::Vector3d& p) {
+  if (b.isStatic) return Eigen::Vector3d::Zero();
+  if (!b.rigid) return b.v;
+  return b.v + b.omega.cross(p - b.x);
+}
+
+constexpr int kSlot = 6;  // doubles exchanged per body: v, ω
+
+}  // namespace
+
+SimStepper::SimStepper(SimWorld world, SimOptions options, Comm comm)
+    : world_(std::move(world)), options_(std::move(options)), comm_(comm), detector_(options_.broadPhase) {
+  world_.validate();
+  if (!(options_.dt > 0.0)) throw InputError(str("impact simulator: dt must be > 0, got ", options_.dt));
+  if (!(options_.contactTolerance >= 0.0))
+    throw InputError(str("impact simulator: contact tolerance must be >= 0, got ", options_.contactTolerance));
+  if (options_.closurePasses < 1) throw InputError("impact simulator: closure passes must be >= 1");
+  impactOperators().get(options_.impact.op);  // unknown operator: an error now, not in step 1
+  if (world_.dimension == 2)
+    for (const SimPlane& p : world_.planes)
+      if (p.normal[2] != 0.0) throw InputError("impact simulator: a plane of a 2D world has a z normal component");
+  const int n = world_.numBodies();
+  isStatic_.assign(u(n) + 1, 0);
+  for (int k = 0; k < n; ++k) isStatic_[u(k)] = world_.bodies[u(k)].isStatic ? 1 : 0;
+  isStatic_[u(n)] = 1;  // the world: planes
+  localOf_.assign(u(n), -1);
+}
+
+double SimStepper::normalVelocity(const SimContact& c) const {
+  const SimBody& a = world_.bodies[u(c.a)];
+  Eigen::Vector3d rel = -pointVelocity(a, c.point);
+  if (c.b >= 0) rel += pointVelocity(world_.bodies[u(c.b)], c.point);
+  return c.normal.dot(rel);  // > 0: separating
+}
+
+bool SimStepper::isConstraint(const SimContact& c, double dt) const {
+  return c.distance <= options_.contactTolerance || c.distance + dt * normalVelocity(c) < 0.0;
+}
+
+void SimStepper::buildIslands() {
+  const int n = world_.numBodies();
+  edges_.clear();
+  for (int k : constraints_) {
+    const SimContact& c = candidates_[u(k)];
+    edges_.push_back({static_cast<std::int32_t>(c.a), static_cast<std::int32_t>(c.b >= 0 ? c.b : n)});
+  }
+  graph_.build(n + 1, isStatic_, edges_);
+  // Islands to resolve: those with an approaching constraint, in island order.
+  resolved_.clear();
+  cost_.clear();
+  stats_.islands = 0;
+  for (std::int32_t isl = 0; isl < graph_.numIslands(); ++isl) {
+    const auto cs = graph_.islandContacts(isl);
+    if (cs.empty()) continue;
+    ++stats_.islands;
+    bool approaching = false;
+    for (std::int32_t e : cs)
+      if (normalVelocity(candidates_[u(constraints_[u(e)])]) < 0.0) approaching = true;
+    if (!approaching) continue;
+    resolved_.push_back(isl);
+    cost_.push_back(static_cast<double>(cs.size()));
+    stats_.largestIsland = std::max<std::int64_t>(stats_.largestIsland, static_cast<std::int64_t>(cs.size()));
+  }
+  stats_.resolvedIslands = static_cast<std::int64_t>(resolved_.size());
+  stats_.imbalance = assignIslands(cost_, comm_.size(), rankOf_, order_, load_);
+}
+
+SimStepper::IslandResult SimStepper::resolveIsland(int island, std::vector<double>& out) {
+  // Allocation: ImpactSystem, the operator and the resolver results allocate per island (their
+  // API has no reusable workspace); the simulator's own buffers are reused.
+  const auto bodies = graph_.islandBodies(island);
+  const auto cs = graph_.islandContacts(island);
+  ImpactSystem sys;
+  for (std::int32_t b : bodies) {
+    const SimBody& B = world_.bodies[u(b)];
+    if (world_.dimension == 2) localOf_[u(b)] = sys.addBall2D(B.mass, B.x.head<2>());
+    else if (B.rigid) localOf_[u(b)] = sys.addRigidBody(B.mass, B.inertiaWorld(), B.x);
+    else localOf_[u(b)] = sys.addBall3D(B.mass, B.x);
+  }
+  const int n = world_.numBodies();
+  const auto local = [&](int b) { return b < 0 || b >= n || world_.bodies[u(b)].isStatic ? -1 : localOf_[u(b)]; };
+  for (std::int32_t e : cs) {
+    const SimContact& c = candidates_[u(constraints_[u(e)])];
+    sys.addContact(local(c.a), local(c.b), c.point, c.normal);
+  }
+  Eigen::VectorXd q0(sys.dofs());
+  for (std::int32_t b : bodies) {
+    const SimBody& B = world_.bodies[u(b)];
+    const Body& S = sys.body(localOf_[u(b)]);
+    q0.segment(S.offset, std::min(S.dofs, 3)) = B.v.head(std::min(S.dofs, 3));
+    if (S.dofs == 6) q0.segment<3>(S.offset + 3) = B.omega;
+  }
+  const ImpactParams& P = options_.impact;
+  OperatorOptions oo = P.operatorOptions;
+  oo.seed = P.operatorOptions.seed + 1000003ull * static_cast<std::uint64_t>(step_) + static_cast<std::uint64_t>(bodies[0]);
+  ImpactOperatorPtr op = makeImpactOperator(P.op, oo);
+  Resolver resolver(P.resolver);
+  IslandResult r;
+  Eigen::VectorXd qdot, impulse;
+  if (P.restitution == 1.0) {
+    ResolveResult res = resolver.resolve(sys, *op, q0);
+    qdot = std::move(res.qdot);
+    impulse = std::move(res.impulse);
+    r.iterations = res.stats.iterations;
+    r.cycle = res.stats.cycleDetected;
+    r.cap = res.stats.capReached;
+    r.converged = res.stats.converged;
+  } else {
+    RestitutionResult res = resolveWithRestitution(sys, q0, P.restitution, *op, resolver, oo);
+    qdot = std::move(res.qdot);
+    impulse = std::move(res.impulse);
+    r.qpConverged = res.qp.converged;
+    const double scale = sys.normM(q0);
+    r.qpResidual = scale > 0.0 ? res.qp.kktResidual / scale : 0.0;
+    if (P.restitution > 0.0) {
+      r.iterations = res.elasticStats.iterations;
+      r.cycle = res.elasticStats.cycleDetected;
+      r.cap = res.elasticStats.capReached;
+      r.converged = res.elasticStats.converged;
+    }
+  }
+  if (P.friction.mu > 0.0) {
+    qdot = applyFriction(sys, qdot, impulse, P.friction).qdot;
+    // One-way friction (specs 2.11) changes the velocity of bodies with several contacts and can
+    // make another of their constraints approaching again; a final inelastic projection
+    // argmin ‖v − q̇‖_M s.t. Nᵀv ≥ 0 restores feasibility without adding energy.
+    if (minRelativeFeasibility(sys, qdot) < -P.resolver.epsilon) qdot = solveInelastic(sys, qdot, oo).qdot;
+  }
+  for (std::int32_t b : bodies) {
+    const Body& S = sys.body(localOf_[u(b)]);
+    double slot[kSlot] = {0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < S.dofs; ++k) slot[k] = qdot[S.offset + k];
+    out.insert(out.end(), slot, slot + kSlot);
+    localOf_[u(b)] = -1;
+  }
+  return r;
+}
+
+void SimStepper::resolveAll() {
+  auto t0 = Clock::now();
+  const int me = comm_.rank(), R = comm_.size();
+  send_.clear();
+  std::int64_t itMax = 0, itTotal = 0, cycles = 0, caps = 0, bad = 0, qpBad = 0;
+  double qpResidual = 0.0;
+  for (std::size_t k = 0; k < resolved_.size(); ++k) {
+    if (rankOf_[k] != me) continue;
+    const IslandResult r = resolveIsland(resolved_[k], send_);
+    itMax = std::max<std::int64_t>(itMax, r.iterations);
+    itTotal += r.iterations;
+    cycles += r.cycle ? 1 : 0;
+    caps += r.cap ? 1 : 0;
+    bad += r.converged ? 0 : 1;
+    qpBad += r.qpConverged ? 0 : 1;
+    qpResidual = std::max(qpResidual, r.qpResidual);
+  }
+  stats_.secondsResolve += since(t0);
+  t0 = Clock::now();
+  // Exchange: rank r's block is its islands' bodies in island order (6 doubles each).
+  counts_.assign(u(R), 0);
+  for (std::size_t k = 0; k < resolved_.size(); ++k)
+    counts_[u(rankOf_[k])] += kSlot * static_cast<int>(graph_.islandBodies(resolved_[k]).size());
+  displs_.assign(u(R) + 1, 0);
+  for (int r = 0; r < R; ++r) displs_[u(r) + 1] = displs_[u(r)] + counts_[u(r)];
+  if (R == 1) {
+    recv_.swap(send_);
+  } else {
+    recv_.resize(u(displs_[u(R)]));
+    MPI_Allgatherv(send_.data(), static_cast<int>(send_.size()), MPI_DOUBLE, recv_.data(), counts_.data(),
+                   displs_.data(), MPI_DOUBLE, comm_.raw());
+  }
+  std::vector<int>& cursor = order_;  // reuse: read position per rank
+  cursor.assign(displs_.begin(), displs_.end() - 1);
+  for (std::size_t k = 0; k < resolved_.size(); ++k) {
+    int& at = cursor[u(rankOf_[k])];
+    for (std::int32_t b : graph_.islandBodies(resolved_[k])) {
+      SimBody& B = world_.bodies[u(b)];
+      const double* s = recv_.data() + at;
+      B.v = Eigen::Vector3d(s[0], s[1], world_.dimension == 2 ? 0.0 : s[2]);
+      if (B.rigid) B.omega = Eigen::Vector3d(s[3], s[4], s[5]);
+      at += kSlot;
+    }
+  }
+  if (R > 1) {
+    itMax = comm_.max(itMax);
+    itTotal = comm_.sum(itTotal);
+    cycles = comm_.sum(cycles);
+    caps = comm_.sum(caps);
+    bad = comm_.sum(bad);
+    qpBad = comm_.sum(qpBad);
+    qpResidual = comm_.max(qpResidual);
+  }
+  stats_.iterationsMax = std::max(stats_.iterationsMax, itMax);
+  stats_.iterationsTotal += itTotal;
+  stats_.cycles += cycles;
+  stats_.caps += caps;
+  stats_.notConverged += bad;
+  stats_.qpNotConverged += qpBad;
+  stats_.qpResidualMax = std::max(stats_.qpResidualMax, qpResidual);
+  stats_.secondsExchange += since(t0);
+}
+
+void SimStepper::checkFinite() const {
+  for (int k = 0; k < world_.numBodies(); ++k) {
+    const SimBody& b = world_.bodies[u(k)];
+    if (!b.v.allFinite() || !b.omega.allFinite())
+      throw Error(str("impact simulator: body ", k, " has a non-finite velocity (", b.v.transpose(), " | ",
+                      b.omega.transpose(), ") in step ", step_ + 1,
+                      "; check dt, masses and the resolver options"));
+  }
+}
+
+void SimStepper::integrate() {
+  const double dt = options_.dt;
+  for (SimBody& b : world_.bodies) {
+    if (b.isStatic) continue;
+    b.x += dt * b.v;
+    if (world_.dimension == 2) b.x[2] = 0.0;
+    if (b.rigid) {
+      const double w = b.omega.norm();
+      if (w > 0.0) {
+        const Eigen::Vector3d L = b.inertiaWorld() * b.omega;
+        b.q = (Eigen::Quaterniond(Eigen::AngleAxisd(w * dt, b.omega / w)) * b.q).normalized();
+        const Eigen::Matrix3d R = b.rotation();
+        b.omega = R * (R.transpose() * L).cwiseQuotient(b.inertiaBody);
+      }
+    }
+  }
+}
+
+const SimStepStats& SimStepper::step() {
+  ScopedTimer timer("impact.step");
+  stats_ = SimStepStats{};
+  const double dt = options_.dt;
+  // 1. kick
+  for (SimBody& b : world_.bodies)
+    if (!b.isStatic) b.v += dt * world_.gravity;
+  checkFinite();
+  // 2. detection
+  auto t0 = Clock::now();
+  detector_.detect(world_, dt, options_.contactTolerance, candidates_);
+  stats_.candidates = static_cast<std::int64_t>(candidates_.size());
+  constraintOf_.assign(candidates_.size(), -1);
+  constraints_.clear();
+  for (std::size_t k = 0; k < candidates_.size(); ++k) {
+    stats_.maxPenetration = std::max(stats_.maxPenetration, -candidates_[k].distance);
+    if (isConstraint(candidates_[k], dt)) {
+      constraintOf_[k] = static_cast<int>(constraints_.size());
+      constraints_.push_back(static_cast<int>(k));
+    }
+  }
+  stats_.secondsDetect = since(t0);
+  // v⁻ for closure passes.
+  vMinus_.resize(world_.bodies.size());
+  omegaMinus_.resize(world_.bodies.size());
+  for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
+    vMinus_[k] = world_.bodies[k].v;
+    omegaMinus_[k] = world_.bodies[k].omega;
+  }
+  for (int pass = 0; pass < options_.closurePasses; ++pass) {
+    if (pass > 0)
+      for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
+        world_.bodies[k].v = vMinus_[k];
+        world_.bodies[k].omega = omegaMinus_[k];
+      }
+    t0 = Clock::now();
+    buildIslands();
+    stats_.secondsIslands += since(t0);
+    ++stats_.closurePasses;
+    resolveAll();
+    checkFinite();
+    // 6. closure: contacts the new velocities would close within the step.
+    std::int64_t added = 0;
+    for (std::size_t k = 0; k < candidates_.size(); ++k)
+      if (constraintOf_[k] < 0 && isConstraint(candidates_[k], dt)) {
+        if (pass + 1 < options_.closurePasses) {
+          constraintOf_[k] = static_cast<int>(constraints_.size());
+          constraints_.push_back(static_cast<int>(k));
+        }
+        ++added;
+      }
+    if (added == 0) break;
+    if (pass + 1 == options_.closurePasses) stats_.unresolvedClosures = added;
+  }
+  stats_.constraints = static_cast<std::int64_t>(constraints_.size());
+  // 7. drift
+  t0 = Clock::now();
+  integrate();
+  world_.time += dt;
+  ++step_;
+  stats_.secondsIntegrate = since(t0);
+  if (comm_.size() > 1) {
+    for (double* s : {&stats_.secondsDetect, &stats_.secondsIslands, &stats_.secondsResolve, &stats_.secondsExchange,
+                      &stats_.secondsIntegrate})
+      *s = comm_.max(*s);
+  }
+  return stats_;
+}
+
+}  // namespace kinema::impact

@@ -1,0 +1,133 @@
+#pragma once
+// The impact simulator's time step (specs/impact.md 1.3: all interferences inside one step are
+// resolved together as one simultaneous impact per island). One step of length Δt:
+//
+//  1. gravity kick        v⁻ = v + Δt g                                  (dynamic bodies)
+//  2. detection           broad + narrow phase (sim_contacts.hpp) of every contact point within
+//                         reach; a point becomes a constraint n_i (impact_system.hpp, specs 1.2 [D])
+//                         iff its gap is within the contact tolerance δ, d ≤ δ, or the step would
+//                         close it, d + Δt·u_n < 0 (u_n: relative normal velocity at the point under
+//                         v⁻): a linearised continuous detection, so fast bodies do not tunnel and
+//                         resting contacts stay active.
+//  3. islands             connected components of the constraint graph (geometry::ContactGraph;
+//                         static bodies and planes never merge islands). Islands without an
+//                         approaching constraint (u_n ≥ 0 for all) are left alone (their resolution
+//                         is the identity), the rest are assigned to ranks by contact count
+//                         (sim_partition.hpp).
+//  4. impact              per island, on its own ImpactSystem with its own ‖q̇‖_M (the ϵ-test and
+//                         renormalisation are per island, specs 6.3): c_r = 1: Resolver (Algorithm
+//                         1/3/4) with the chosen operator; c_r < 1: the interpolated restitution
+//                         (1 − c_r) q̇_in + c_r q̇_el (paper section 6.2, specs 2.10); then the optional
+//                         one-way friction pass (specs 2.11), followed, if friction left a constraint
+//                         approaching, by the inelastic projection onto Nᵀv ≥ 0 (no energy added). Operators with a seed get
+//                         seed + 1000003·step + first body of the island: the random choice does
+//                         not depend on which rank resolves the island, nor on a restart.
+//  5. exchange            the resolved velocities of every island are gathered on every rank
+//                         (MPI_Allgatherv, in the deterministic island order): every rank ends with
+//                         the same bits, whatever the rank count.
+//  6. closure             contacts that were not constraints but that the new velocities would now
+//                         close within the step (d + Δt·u_n < 0) are added, and steps 3-5 are
+//                         redone from v⁻ (at most `closurePasses` passes; the remainder is counted).
+//  7. drift               x ← x + Δt v⁺; rigid bodies: q ← exp(Δt ω/2) q (unit quaternion, the exact
+//                         rotation by the angle Δt|ω|), and ω ← I_world(q)⁻¹ L with L = I_world ω
+//                         before the rotation (torque-free flight keeps L exactly).
+//
+// Symplectic Euler (kick, then drift with the new velocity) for the free flight; the impact makes
+// the velocity feasible (Nᵀv⁺ ≥ −ϵ‖v⁺‖_M) on every constraint, so the positions never move further
+// into a contact than ϵ-level drift. Penetrations that exist are not pushed apart (no position
+// correction): the paper's velocity-level model only.
+#include <Eigen/Dense>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "framework/core/comm.hpp"
+#include "framework/geometry/contact_graph.hpp"
+#include "modules/impact/impact_params.hpp"
+#include "modules/impact/sim_contacts.hpp"
+#include "modules/impact/sim_world.hpp"
+
+namespace kinema::impact {
+
+struct SimOptions {
+  double dt = 1e-3;                 // Δt
+  double contactTolerance = 1e-6;   // δ, absolute length
+  int closurePasses = 3;
+  BroadPhaseKind broadPhase = BroadPhaseKind::SpatialHash;
+  ImpactParams impact;              // operator, resolver, restitution, friction
+};
+
+// Figures of one step (identical on every rank after the step).
+struct SimStepStats {
+  std::int64_t candidates = 0;        // contact points within reach
+  std::int64_t constraints = 0;       // of them, constraints of the impact problem
+  std::int64_t islands = 0;           // islands with at least one constraint
+  std::int64_t resolvedIslands = 0;   // islands with an approaching constraint (resolved)
+  std::int64_t largestIsland = 0;     // constraints of the largest resolved island
+  std::int64_t iterationsMax = 0;     // resolver iterations, max over islands
+  std::int64_t iterationsTotal = 0;   // and summed
+  std::int64_t cycles = 0;            // islands whose resolution reported a cycle
+  std::int64_t caps = 0;              // islands that hit the iteration cap
+  std::int64_t notConverged = 0;      // islands whose elastic resolution was not feasible at exit
+  std::int64_t qpNotConverged = 0;    // islands whose inelastic QP (c_r < 1) missed its KKT tolerance
+  double qpResidualMax = 0.0;         // the largest inelastic-QP KKT residual relative to ‖q̇⁻‖_M
+  std::int64_t closurePasses = 0;     // impact solves this step (1 + closure passes)
+  std::int64_t unresolvedClosures = 0;// contacts still closing after the last pass
+  double maxPenetration = 0.0;        // max(0, −d) over the detected contacts at the start
+  double imbalance = 1.0;             // max rank load / mean (contact counts)
+  double secondsDetect = 0.0, secondsIslands = 0.0, secondsResolve = 0.0, secondsExchange = 0.0,
+         secondsIntegrate = 0.0;      // max over ranks
+};
+
+class SimStepper {
+ public:
+  // Validates the world (InputError naming the body) and the options.
+  SimStepper(SimWorld world, SimOptions options, Comm comm = Comm::self());
+
+  // Advances by Δt. Throws Error naming the body and step if a velocity becomes NaN / infinite.
+  const SimStepStats& step();
+
+  const SimWorld& world() const { return world_; }
+  SimWorld& world() { return world_; }  // for restarts (state) and tests
+  const SimOptions& options() const { return options_; }
+  long steps() const { return step_; }
+  void setSteps(long s) { step_ = s; }
+  const SimStepStats& lastStats() const { return stats_; }
+
+ private:
+  struct IslandResult {
+    long iterations = 0;
+    bool cycle = false, cap = false, converged = true, qpConverged = true;
+    double qpResidual = 0.0;
+  };
+  bool isConstraint(const SimContact& c, double dt) const;
+  double normalVelocity(const SimContact& c) const;
+  void buildIslands();
+  IslandResult resolveIsland(int island, std::vector<double>& out);
+  void resolveAll();
+  void integrate();
+  void checkFinite() const;
+
+  SimWorld world_;
+  SimOptions options_;
+  Comm comm_;
+  long step_ = 0;
+  SimStepStats stats_;
+  SimContactDetector detector_;
+
+  // Buffers reused every step.
+  std::vector<SimContact> candidates_;
+  std::vector<int> constraintOf_;           // candidate -> constraint index or -1
+  std::vector<int> constraints_;            // constraint -> candidate
+  std::vector<std::uint8_t> isStatic_;
+  std::vector<geometry::BodyPair> edges_;
+  geometry::ContactGraph graph_;
+  std::vector<int> resolved_;               // islands to resolve, ascending
+  std::vector<double> cost_, load_;
+  std::vector<int> rankOf_, order_;
+  std::vector<Eigen::Vector3d> vMinus_, omegaMinus_;
+  std::vector<double> send_, recv_;
+  std::vector<int> counts_, displs_, localOf_;
+};
+
+}  // namespace kinema::impact
