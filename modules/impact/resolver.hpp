@@ -53,8 +53,7 @@ struct ResolverOptions {
   // Lazy (spec 2.7 [I]): `lazyIterations` plain iterations first; detection only if they do not
   // terminate (or a cycle is seen earlier); I = ∅ continues the same loop untouched (identical
   // results), I ≠ ∅ projects the current iterate and continues on the projected constraints.
-  // The parameter schema (impact_params.hpp) defaults to off too for now; defaultSafeResolverOptions()
-  // there gives lazy, see its note.
+  // The scene parameters (impact_params.hpp) default to lazy: defaultSafeResolverOptions().
   AntiLockingMode antiLocking = AntiLockingMode::Off;
   long lazyIterations = 1000;  // K of the lazy variant
   // Detection and projection options. Its `epsilon` is ignored: the resolver passes its own ϵ in

@@ -473,7 +473,7 @@ TEST(AntiLocking, ParametersDefaultsAndRoundTrip) {
   auto d = Config::fromString("impact: {}\n");
   d.validate(schema);
   const ImpactParams q = readImpactParams(d, "impact");
-  EXPECT_EQ(q.resolver.antiLocking, AntiLockingMode::Off);  // not yet lazy: impact_params.hpp
+  EXPECT_EQ(q.resolver.antiLocking, AntiLockingMode::Lazy);  // the scene default (spec 8)
   EXPECT_EQ(q.resolver.lazyIterations, 1000);
   EXPECT_EQ(ResolverOptions{}.antiLocking, AntiLockingMode::Off);
   EXPECT_EQ(defaultSafeResolverOptions().antiLocking, AntiLockingMode::Lazy);
