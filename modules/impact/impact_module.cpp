@@ -53,6 +53,10 @@ void ImpactModule::declare(ParamSchema& schema) {
   schema.addInt("impact.sim.closure_passes", 3, Range::closed(1, 100),
                 "impact solves per step: contacts the resolved velocities would close within the step are added "
                 "and the step's impact is solved again from the pre-impact velocity");
+  schema.addInt("impact.sim.distributed_island_contacts", 0, Range::atLeast(0),
+                "islands with at least this many contacts are resolved by all ranks together (GR on a "
+                "distributed Delassus operator; needs operator gr, restitution 1 and the petsc or trilinos "
+                "backend at several ranks; equal to the one-rank result to the QP tolerance); 0 = never");
   schema.addChoice("impact.sim.broad_phase", "spatial_hash", {"spatial_hash", "sweep_and_prune"},
                    "broad phase of the contact detection (framework/geometry)");
   schema.addBool("impact.sim.rotating_spheres", false,
@@ -144,6 +148,7 @@ SimOptions ImpactModule::readOptions(const Config& c, const SimWorld& w) {
   o.contactTolerance = c.getReal("impact.sim.contact_tolerance") * (std::isfinite(size) ? size : 1.0);
   o.closurePasses = static_cast<int>(c.getInt("impact.sim.closure_passes"));
   o.broadPhase = parseBroadPhase(c.getString("impact.sim.broad_phase"));
+  o.distributedIslandContacts = c.getInt("impact.sim.distributed_island_contacts");
   o.impact = readImpactParams(c, "impact.resolver");
   return o;
 }
@@ -154,6 +159,11 @@ void ImpactModule::setup(run::RunContext& ctx) {
   steps_ = static_cast<long>(c.getInt("impact.sim.steps"));
   SimWorld w = buildWorld(c);
   SimOptions o = readOptions(c, w);
+  o.backend = &ctx.backend;
+  if (o.distributedIslandContacts > 0 && ctx.comm.size() > 1 && !ctx.backend.distributed())
+    throw InputError(str(c.where("impact.sim.distributed_island_contacts"),
+                         ": impact.sim.distributed_island_contacts: islands solved across ranks need a distributed "
+                         "backend (petsc or trilinos); the scene runs on ", ctx.backend.name()));
   stepper_ = std::make_unique<SimStepper>(std::move(w), std::move(o), ctx.comm);
   energy0_ = stepper_->world().kineticEnergy() + stepper_->world().potentialEnergy();
   log::info("impact: ", sceneType_, ", ", stepper_->world().numBodies(), " bodies, ", stepper_->world().planes.size(),

@@ -8,6 +8,7 @@
 
 #include "framework/core/error.hpp"
 #include "framework/core/timer.hpp"
+#include "modules/impact/distributed_gr.hpp"
 #include "modules/impact/friction.hpp"
 #include "modules/impact/impact_system.hpp"
 #include "modules/impact/resolver.hpp"
@@ -90,12 +91,9 @@ void SimStepper::buildIslands() {
   stats_.imbalance = assignIslands(cost_, comm_.size(), rankOf_, order_, load_);
 }
 
-SimStepper::IslandResult SimStepper::resolveIsland(int island, std::vector<double>& out) {
-  // Allocation: ImpactSystem, the operator and the resolver results allocate per island (their
-  // API has no reusable workspace); the simulator's own buffers are reused.
+void SimStepper::buildIslandSystem(int island, ImpactSystem& sys, Eigen::VectorXd& q0) {
   const auto bodies = graph_.islandBodies(island);
   const auto cs = graph_.islandContacts(island);
-  ImpactSystem sys;
   for (std::int32_t b : bodies) {
     const SimBody& B = world_.bodies[u(b)];
     if (world_.dimension == 2) localOf_[u(b)] = sys.addBall2D(B.mass, B.x.head<2>());
@@ -108,13 +106,62 @@ SimStepper::IslandResult SimStepper::resolveIsland(int island, std::vector<doubl
     const SimContact& c = candidates_[u(constraints_[u(e)])];
     sys.addContact(local(c.a), local(c.b), c.point, c.normal);
   }
-  Eigen::VectorXd q0(sys.dofs());
+  q0.resize(sys.dofs());
   for (std::int32_t b : bodies) {
     const SimBody& B = world_.bodies[u(b)];
     const Body& S = sys.body(localOf_[u(b)]);
     q0.segment(S.offset, std::min(S.dofs, 3)) = B.v.head(std::min(S.dofs, 3));
     if (S.dofs == 6) q0.segment<3>(S.offset + 3) = B.omega;
   }
+}
+
+bool SimStepper::distributedIsland(int island) const {
+  const ImpactParams& P = options_.impact;
+  return options_.distributedIslandContacts > 0 && comm_.size() > 1 && options_.backend &&
+         options_.backend->distributed() && P.op == "gr" && P.restitution == 1.0 &&
+         static_cast<std::int64_t>(graph_.islandContacts(island).size()) >= options_.distributedIslandContacts;
+}
+
+// Collective: every rank builds the same island system and resolves it together; the result is
+// replicated, so the velocities are written directly (the island takes no part in the exchange).
+SimStepper::IslandResult SimStepper::resolveDistributedIsland(int island) {
+  ImpactSystem sys;
+  Eigen::VectorXd q0;
+  buildIslandSystem(island, sys, q0);
+  const ImpactParams& P = options_.impact;
+  DistributedGROptions o;
+  o.arithmetic = P.resolver.arithmetic;
+  o.epsilon = P.resolver.epsilon;
+  o.renormalise = P.resolver.renormalise;
+  o.maxIterations = P.resolver.maxIterations;
+  const DistributedGRResult res = resolveDistributedGR(sys, q0, *options_.backend, comm_, o);
+  Eigen::VectorXd qdot = res.qdot;
+  if (P.friction.mu > 0.0) {
+    OperatorOptions oo = P.operatorOptions;
+    qdot = applyFriction(sys, qdot, res.impulse, P.friction).qdot;
+    if (minRelativeFeasibility(sys, qdot) < -P.resolver.epsilon) qdot = solveInelastic(sys, qdot, oo).qdot;
+  }
+  for (std::int32_t b : graph_.islandBodies(island)) {
+    const Body& S = sys.body(localOf_[u(b)]);
+    SimBody& B = world_.bodies[u(b)];
+    B.v = Eigen::Vector3d(qdot[S.offset], qdot[S.offset + 1], S.dofs >= 3 ? qdot[S.offset + 2] : 0.0);
+    if (B.rigid && S.dofs == 6) B.omega = qdot.segment<3>(S.offset + 3);
+    localOf_[u(b)] = -1;
+  }
+  IslandResult r;
+  r.iterations = res.stats.iterations;
+  r.cap = res.stats.capReached;
+  r.converged = res.stats.converged;
+  return r;
+}
+
+SimStepper::IslandResult SimStepper::resolveIsland(int island, std::vector<double>& out) {
+  // Allocation: ImpactSystem, the operator and the resolver results allocate per island (their
+  // API has no reusable workspace); the simulator's own buffers are reused.
+  const auto bodies = graph_.islandBodies(island);
+  ImpactSystem sys;
+  Eigen::VectorXd q0;
+  buildIslandSystem(island, sys, q0);
   const ImpactParams& P = options_.impact;
   OperatorOptions oo = P.operatorOptions;
   oo.seed = P.operatorOptions.seed + 1000003ull * static_cast<std::uint64_t>(step_) + static_cast<std::uint64_t>(bodies[0]);
@@ -167,8 +214,20 @@ void SimStepper::resolveAll() {
   send_.clear();
   std::int64_t itMax = 0, itTotal = 0, cycles = 0, caps = 0, bad = 0, qpBad = 0;
   double qpResidual = 0.0;
+  // Islands above the size threshold first, by every rank together (collective, same order on
+  // every rank); their figures are added after the reductions below (they are already global).
+  std::int64_t dItMax = 0, dItTotal = 0, dCaps = 0, dBad = 0;
   for (std::size_t k = 0; k < resolved_.size(); ++k) {
-    if (rankOf_[k] != me) continue;
+    if (!distributedIsland(resolved_[k])) continue;
+    const IslandResult r = resolveDistributedIsland(resolved_[k]);
+    ++stats_.distributedIslands;
+    dItMax = std::max<std::int64_t>(dItMax, r.iterations);
+    dItTotal += r.iterations;
+    dCaps += r.cap ? 1 : 0;
+    dBad += r.converged ? 0 : 1;
+  }
+  for (std::size_t k = 0; k < resolved_.size(); ++k) {
+    if (rankOf_[k] != me || distributedIsland(resolved_[k])) continue;
     const IslandResult r = resolveIsland(resolved_[k], send_);
     itMax = std::max<std::int64_t>(itMax, r.iterations);
     itTotal += r.iterations;
@@ -183,7 +242,8 @@ void SimStepper::resolveAll() {
   // Exchange: rank r's block is its islands' bodies in island order (6 doubles each).
   counts_.assign(u(R), 0);
   for (std::size_t k = 0; k < resolved_.size(); ++k)
-    counts_[u(rankOf_[k])] += kSlot * static_cast<int>(graph_.islandBodies(resolved_[k]).size());
+    if (!distributedIsland(resolved_[k]))
+      counts_[u(rankOf_[k])] += kSlot * static_cast<int>(graph_.islandBodies(resolved_[k]).size());
   displs_.assign(u(R) + 1, 0);
   for (int r = 0; r < R; ++r) displs_[u(r) + 1] = displs_[u(r)] + counts_[u(r)];
   if (R == 1) {
@@ -196,6 +256,7 @@ void SimStepper::resolveAll() {
   std::vector<int>& cursor = order_;  // reuse: read position per rank
   cursor.assign(displs_.begin(), displs_.end() - 1);
   for (std::size_t k = 0; k < resolved_.size(); ++k) {
+    if (distributedIsland(resolved_[k])) continue;
     int& at = cursor[u(rankOf_[k])];
     for (std::int32_t b : graph_.islandBodies(resolved_[k])) {
       SimBody& B = world_.bodies[u(b)];
@@ -214,11 +275,11 @@ void SimStepper::resolveAll() {
     qpBad = comm_.sum(qpBad);
     qpResidual = comm_.max(qpResidual);
   }
-  stats_.iterationsMax = std::max(stats_.iterationsMax, itMax);
-  stats_.iterationsTotal += itTotal;
+  stats_.iterationsMax = std::max({stats_.iterationsMax, itMax, dItMax});
+  stats_.iterationsTotal += itTotal + dItTotal;
   stats_.cycles += cycles;
-  stats_.caps += caps;
-  stats_.notConverged += bad;
+  stats_.caps += caps + dCaps;
+  stats_.notConverged += bad + dBad;
   stats_.qpNotConverged += qpBad;
   stats_.qpResidualMax = std::max(stats_.qpResidualMax, qpResidual);
   stats_.secondsExchange += since(t0);

@@ -22,6 +22,9 @@
 //                         approaching, by the inelastic projection onto Nᵀv ≥ 0 (no energy added). Operators with a seed get
 //                         seed + 1000003·step + first body of the island: the random choice does
 //                         not depend on which rank resolves the island, nor on a restart.
+//     (distributed)      with SimOptions::distributedIslandContacts > 0, operator gr, c_r = 1 and a
+//                         distributed backend at several ranks, an island with at least that many
+//                         constraints is resolved by all ranks together (resolveDistributedGR).
 //  5. exchange            the resolved velocities of every island are gathered on every rank
 //                         (MPI_Allgatherv, in the deterministic island order): every rank ends with
 //                         the same bits, whatever the rank count.
@@ -42,6 +45,7 @@
 #include <vector>
 
 #include "framework/core/comm.hpp"
+#include "framework/la/backend.hpp"
 #include "framework/geometry/contact_graph.hpp"
 #include "modules/impact/impact_params.hpp"
 #include "modules/impact/sim_contacts.hpp"
@@ -51,6 +55,12 @@ namespace kinema::impact {
 
 struct SimOptions {
   double dt = 1e-3;                 // Δt
+  // Islands with at least this many constraints are resolved by all ranks together with GR on a
+  // distributed Delassus operator (distributed_gr.hpp) instead of by one rank; 0 = never. Only with
+  // operator gr, c_r = 1, more than one rank and a distributed `backend`; such islands agree with
+  // the one-rank result to the QP tolerance, not bitwise.
+  std::int64_t distributedIslandContacts = 0;
+  const la::Backend* backend = nullptr;
   double contactTolerance = 1e-6;   // δ, absolute length
   int closurePasses = 3;
   BroadPhaseKind broadPhase = BroadPhaseKind::SpatialHash;
@@ -64,6 +74,7 @@ struct SimStepStats {
   std::int64_t islands = 0;           // islands with at least one constraint
   std::int64_t resolvedIslands = 0;   // islands with an approaching constraint (resolved)
   std::int64_t largestIsland = 0;     // constraints of the largest resolved island
+  std::int64_t distributedIslands = 0;// islands resolved by all ranks together (distributed GR)
   std::int64_t iterationsMax = 0;     // resolver iterations, max over islands
   std::int64_t iterationsTotal = 0;   // and summed
   std::int64_t cycles = 0;            // islands whose resolution reported a cycle
@@ -104,6 +115,10 @@ class SimStepper {
   double normalVelocity(const SimContact& c) const;
   void buildIslands();
   IslandResult resolveIsland(int island, std::vector<double>& out);
+  // The island's ImpactSystem and pre-impact velocity (localOf_ maps its bodies; reset by the caller).
+  void buildIslandSystem(int island, ImpactSystem& sys, Eigen::VectorXd& q0);
+  bool distributedIsland(int island) const;
+  IslandResult resolveDistributedIsland(int island);
   void resolveAll();
   void integrate();
   void checkFinite() const;
