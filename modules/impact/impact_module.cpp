@@ -160,6 +160,11 @@ void ImpactModule::setup(run::RunContext& ctx) {
   SimWorld w = buildWorld(c);
   SimOptions o = readOptions(c, w);
   o.backend = &ctx.backend;
+  if (o.distributedIslandContacts > 0 && (o.impact.op != "gr" || o.impact.restitution != 1.0))
+    throw InputError(str(c.where("impact.sim.distributed_island_contacts"),
+                         ": impact.sim.distributed_island_contacts: islands solved across ranks use distributed GR; "
+                         "set impact.resolver.operator: gr and impact.resolver.restitution: 1 (the scene has ",
+                         o.impact.op, ", restitution ", o.impact.restitution, ")"));
   if (o.distributedIslandContacts > 0 && ctx.comm.size() > 1 && !ctx.backend.distributed())
     throw InputError(str(c.where("impact.sim.distributed_island_contacts"),
                          ": impact.sim.distributed_island_contacts: islands solved across ranks need a distributed "
@@ -197,6 +202,7 @@ void ImpactModule::step(run::RunContext&, io::Diagnostics::Row& row) {
          {"islands", d(s.islands)},
          {"resolved_islands", d(s.resolvedIslands)},
          {"largest_island", d(s.largestIsland)},
+         {"distributed_islands", d(s.distributedIslands)},
          {"iterations_max", d(s.iterationsMax)},
          {"iterations_total", d(s.iterationsTotal)},
          {"cycles", d(s.cycles)},
