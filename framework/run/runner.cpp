@@ -36,7 +36,9 @@ bool due(long step, long total, long every) {
 
 }  // namespace
 
-RunResult runScene(const SceneOptions& options) {
+namespace {
+
+RunResult runSceneOnce(const SceneOptions& options) {
   Comm comm = Comm::world();
   ParamSchema schema;
   Config config = loadScene(options, schema);
@@ -176,6 +178,23 @@ RunResult runScene(const SceneOptions& options) {
   std::string timing = timers::summary(comm);
   log::info("timings (over ranks):\n", timing);
   return result;
+}
+
+}  // namespace
+
+// Every output file (diagnostics.csv, status.yaml, frames) is written and closed by its writer's
+// destructor inside runSceneOnce, some on rank 0 only: the barrier makes the whole output complete
+// on every rank when runScene returns or throws (a caller on rank 1 may read it at once).
+RunResult runScene(const SceneOptions& options) {
+  Comm comm = Comm::world();
+  try {
+    RunResult result = runSceneOnce(options);
+    comm.barrier();
+    return result;
+  } catch (...) {
+    comm.barrier();
+    throw;
+  }
 }
 
 }  // namespace kinema::run
