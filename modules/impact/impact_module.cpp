@@ -203,6 +203,8 @@ void ImpactModule::step(run::RunContext&, io::Diagnostics::Row& row) {
          {"resolved_islands", d(s.resolvedIslands)},
          {"largest_island", d(s.largestIsland)},
          {"distributed_islands", d(s.distributedIslands)},
+         {"lineality_detections", d(s.linealityDetections)},
+         {"constraints_removed", d(s.constraintsRemoved)},
          {"iterations_max", d(s.iterationsMax)},
          {"iterations_total", d(s.iterationsTotal)},
          {"cycles", d(s.cycles)},

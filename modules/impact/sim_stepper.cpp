@@ -177,6 +177,8 @@ SimStepper::IslandResult SimStepper::resolveIsland(int island, std::vector<doubl
     r.cycle = res.stats.cycleDetected;
     r.cap = res.stats.capReached;
     r.converged = res.stats.converged;
+    r.linealityDetections = res.stats.implicitEqualities > 0 ? 1 : 0;
+    r.constraintsRemoved = res.stats.constraintsRemoved;
   } else {
     RestitutionResult res = resolveWithRestitution(sys, q0, P.restitution, *op, resolver, oo);
     qdot = std::move(res.qdot);
@@ -189,6 +191,8 @@ SimStepper::IslandResult SimStepper::resolveIsland(int island, std::vector<doubl
       r.cycle = res.elasticStats.cycleDetected;
       r.cap = res.elasticStats.capReached;
       r.converged = res.elasticStats.converged;
+      r.linealityDetections = res.elasticStats.implicitEqualities > 0 ? 1 : 0;
+      r.constraintsRemoved = res.elasticStats.constraintsRemoved;
     }
   }
   if (P.friction.mu > 0.0) {
@@ -212,7 +216,7 @@ void SimStepper::resolveAll() {
   auto t0 = Clock::now();
   const int me = comm_.rank(), R = comm_.size();
   send_.clear();
-  std::int64_t itMax = 0, itTotal = 0, cycles = 0, caps = 0, bad = 0, qpBad = 0;
+  std::int64_t itMax = 0, itTotal = 0, cycles = 0, caps = 0, bad = 0, qpBad = 0, lineal = 0, removed = 0;
   double qpResidual = 0.0;
   // Islands above the size threshold first, by every rank together (collective, same order on
   // every rank); their figures are added after the reductions below (they are already global).
@@ -235,6 +239,8 @@ void SimStepper::resolveAll() {
     caps += r.cap ? 1 : 0;
     bad += r.converged ? 0 : 1;
     qpBad += r.qpConverged ? 0 : 1;
+    lineal += r.linealityDetections;
+    removed += r.constraintsRemoved;
     qpResidual = std::max(qpResidual, r.qpResidual);
   }
   stats_.secondsResolve += since(t0);
@@ -273,6 +279,8 @@ void SimStepper::resolveAll() {
     caps = comm_.sum(caps);
     bad = comm_.sum(bad);
     qpBad = comm_.sum(qpBad);
+    lineal = comm_.sum(lineal);
+    removed = comm_.sum(removed);
     qpResidual = comm_.max(qpResidual);
   }
   stats_.iterationsMax = std::max({stats_.iterationsMax, itMax, dItMax});
@@ -281,6 +289,8 @@ void SimStepper::resolveAll() {
   stats_.caps += caps + dCaps;
   stats_.notConverged += bad + dBad;
   stats_.qpNotConverged += qpBad;
+  stats_.linealityDetections += lineal;
+  stats_.constraintsRemoved += removed;
   stats_.qpResidualMax = std::max(stats_.qpResidualMax, qpResidual);
   stats_.secondsExchange += since(t0);
 }

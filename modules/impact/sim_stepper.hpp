@@ -75,6 +75,8 @@ struct SimStepStats {
   std::int64_t resolvedIslands = 0;   // islands with an approaching constraint (resolved)
   std::int64_t largestIsland = 0;     // constraints of the largest resolved island
   std::int64_t distributedIslands = 0;// islands resolved by all ranks together (distributed GR)
+  std::int64_t linealityDetections = 0;  // islands whose anti-locking found implicit equalities
+  std::int64_t constraintsRemoved = 0;   // constraints those projections removed
   std::int64_t iterationsMax = 0;     // resolver iterations, max over islands
   std::int64_t iterationsTotal = 0;   // and summed
   std::int64_t cycles = 0;            // islands whose resolution reported a cycle
@@ -110,6 +112,7 @@ class SimStepper {
     long iterations = 0;
     bool cycle = false, cap = false, converged = true, qpConverged = true;
     double qpResidual = 0.0;
+    long linealityDetections = 0, constraintsRemoved = 0;  // anti-locking (Algorithm 2)
   };
   bool isConstraint(const SimContact& c, double dt) const;
   double normalVelocity(const SimContact& c) const;

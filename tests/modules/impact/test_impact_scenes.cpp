@@ -165,11 +165,15 @@ TEST(ImpactScenes, JammedBoxNeverTerminatesWithoutAntiLocking) {
     EXPECT_GE(column(r, "cycles") + column(r, "caps"), 1.0);
     EXPECT_GE(column(r, "not_converged"), 1.0);
     EXPECT_NEAR(column(r, "kinetic_energy"), e0, 1e-12 * e0);
+    EXPECT_EQ(column(r, "lineality_detections"), 0.0);
   }
   for (const std::string mode : {"eager", "lazy"}) {
     const Rows al = runImpactScene("jammed_box", 2, {"impact.resolver.anti_locking=" + mode}, "_" + mode);
     EXPECT_EQ(column(al[0], "contacts"), 24.0) << mode;
     EXPECT_LE(column(al[0], "kinetic_energy"), 1e-20) << mode;
+    // Step 1: the one island's 24 constraints are all implicit equalities and are removed.
+    EXPECT_EQ(column(al[0], "lineality_detections"), 1.0) << mode;
+    EXPECT_EQ(column(al[0], "constraints_removed"), 24.0) << mode;
     EXPECT_EQ(sum(al, "cycles") + sum(al, "caps") + sum(al, "not_converged"), 0.0) << mode;
   }
 }
