@@ -80,32 +80,6 @@ const std::vector<std::pair<AntiLockingMode, std::string>> kModes{
     {AntiLockingMode::Off, "off"}, {AntiLockingMode::Eager, "eager"}, {AntiLockingMode::Lazy, "lazy"}};
 
 // ---- 1. one-instant systems -----------------------------------------------------------------
-// L11 jammed box: n x n unit balls r = 1 at (1+2i, 1+2j) filling [0, 2n]^2 (as the anti-locking
-// tests build it; scenes.hpp has no builder for it), Gaussian velocities.
-scenes::Scene jammedBox(int n, unsigned seed) {
-  scenes::Scene s;
-  ImpactSystem& sys = s.system;
-  std::vector<int> id(static_cast<std::size_t>(n * n));
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) id[static_cast<std::size_t>(n * j + i)] = sys.addBall2D(1.0, Eigen::Vector2d(1 + 2 * i, 1 + 2 * j));
-  auto at = [&](int i, int j) { return id[static_cast<std::size_t>(n * j + i)]; };
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      if (i + 1 < n) sys.addBallBall(at(i, j), at(i + 1, j));
-      if (j + 1 < n) sys.addBallBall(at(i, j), at(i, j + 1));
-    }
-  for (int k = 0; k < n; ++k) {
-    sys.addWall(at(0, k), {1, 0, 0});
-    sys.addWall(at(n - 1, k), {-1, 0, 0});
-    sys.addWall(at(k, 0), {0, 1, 0});
-    sys.addWall(at(k, n - 1), {0, -1, 0});
-  }
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> g;
-  s.qdot.resize(sys.dofs());
-  for (Eigen::Index k = 0; k < s.qdot.size(); ++k) s.qdot[k] = g(rng);
-  return s;
-}
 
 struct InstantScene {
   std::string name;
@@ -126,8 +100,8 @@ std::vector<InstantScene> instantScenes(bool quick) {
   v.push_back({"mini-geyser off-centre (4.6b)", scenes::miniGeyser(false), true});
   v.push_back({"mini-geyser symmetric, gap (4.6c)", scenes::miniGeyser(true, 4.001), false});
   v.push_back({"mini-geyser off-centre, gap (4.6c)", scenes::miniGeyser(false, 4.001), false});
-  v.push_back({"jammed box 3x3 (L11)", jammedBox(3, 7), true});
-  if (!quick) v.push_back({"jammed box 10x10", jammedBox(10, 7), true});
+  v.push_back({"jammed box 3x3 (L11)", scenes::jammedBox(3, 7), true});
+  if (!quick) v.push_back({"jammed box 10x10", scenes::jammedBox(10, 7), true});
   v.push_back({"hex patch 19", scenes::hexCluster19(3), false});
   if (!quick) v.push_back({"hex patch 20x20", scenes::hexPatch(20, 20, 3), false});
   v.push_back({quick ? "random rigid 20 / 40" : "random rigid 100 / 300",

@@ -172,4 +172,31 @@ Scene randomBalls2D(int balls, int contacts, int walls, unsigned seed) {
   return s;
 }
 
+// L11 jammed box (spec 4.5): n x n unit balls r = 1 at (1 + 2i, 1 + 2j) filling [0, 2n]^2, each
+// touching its neighbours and the walls; seeded Gaussian velocities.
+Scene jammedBox(int n, unsigned seed) {
+  Scene s;
+  ImpactSystem& sys = s.system;
+  std::vector<int> id(static_cast<std::size_t>(n * n));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) id[static_cast<std::size_t>(n * j + i)] = sys.addBall2D(1.0, Eigen::Vector2d(1 + 2 * i, 1 + 2 * j));
+  auto at = [&](int i, int j) { return id[static_cast<std::size_t>(n * j + i)]; };
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      if (i + 1 < n) sys.addBallBall(at(i, j), at(i + 1, j));
+      if (j + 1 < n) sys.addBallBall(at(i, j), at(i, j + 1));
+    }
+  for (int k = 0; k < n; ++k) {
+    sys.addWall(at(0, k), {1, 0, 0});
+    sys.addWall(at(n - 1, k), {-1, 0, 0});
+    sys.addWall(at(k, 0), {0, 1, 0});
+    sys.addWall(at(k, n - 1), {0, -1, 0});
+  }
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> g;
+  s.qdot.resize(sys.dofs());
+  for (Eigen::Index k = 0; k < s.qdot.size(); ++k) s.qdot[k] = g(rng);
+  return s;
+}
+
 }  // namespace kinema::impact::scenes

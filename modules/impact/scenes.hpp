@@ -41,6 +41,10 @@ Scene miniGeyser(bool symmetric, double rightWall = 4.0);
 // Random 3D rigid bodies (boxes with random inertia) with random contacts between random pairs
 // and against the ground (if `withStatic`), random velocities.
 Scene randomRigid(int bodies, int contacts, unsigned seed, bool withStatic);
+
+// L11 jammed box: n x n touching unit balls in a box of side 2n (every constraint an implicit
+// equality: dim E = 2n^2), seeded Gaussian velocities.
+Scene jammedBox(int n, unsigned seed);
 // Random 2D balls with random contact normals (paper footnote 1: any normals are valid) and walls.
 Scene randomBalls2D(int balls, int contacts, int walls, unsigned seed);
 

@@ -2,8 +2,12 @@
 // Helpers shared by the test suites.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
 #include <string>
 
 #include "framework/core/comm.hpp"
@@ -35,6 +39,27 @@ std::string messageOf(F&& f) {
   }
   ADD_FAILURE() << "no exception thrown";
   return "";
+}
+
+// A column of <dir>/diagnostics.csv (a test failure if the column does not exist).
+inline std::vector<double> csvColumn(const std::string& dir, const std::string& column) {
+  std::ifstream in(dir + "/diagnostics.csv");
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  std::stringstream header(line);
+  for (std::string c; std::getline(header, c, ',');) names.push_back(c);
+  const auto at = std::find(names.begin(), names.end(), column);
+  EXPECT_NE(at, names.end()) << column << " not in " << line;
+  const auto k = static_cast<std::size_t>(at - names.begin());
+  std::vector<double> out;
+  while (std::getline(in, line)) {
+    std::stringstream row(line);
+    std::string c;
+    for (std::size_t i = 0; i <= k && std::getline(row, c, ','); ++i)
+      if (i == k) out.push_back(std::stod(c));
+  }
+  return out;
 }
 
 }  // namespace kinema::test

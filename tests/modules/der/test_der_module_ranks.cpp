@@ -59,26 +59,6 @@ std::vector<double> readAll(const std::string& file, const std::string& dataset)
   return f.readAll(dataset);
 }
 
-// A column of <dir>/diagnostics.csv.
-std::vector<double> csvColumn(const std::string& dir, const std::string& column) {
-  std::ifstream in(dir + "/diagnostics.csv");
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> names;
-  std::stringstream header(line);
-  for (std::string c; std::getline(header, c, ',');) names.push_back(c);
-  const auto at = std::find(names.begin(), names.end(), column);
-  EXPECT_NE(at, names.end()) << column << " not in " << line;
-  const auto k = static_cast<std::size_t>(at - names.begin());
-  std::vector<double> out;
-  while (std::getline(in, line)) {
-    std::stringstream row(line);
-    std::string c;
-    for (std::size_t i = 0; i <= k && std::getline(row, c, ','); ++i)
-      if (i == k) out.push_back(std::stod(c));
-  }
-  return out;
-}
 
 bool bitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
@@ -189,7 +169,7 @@ der:
                        << "/opt/strands.h5}\n  material: {radius: 1.6e-4}\n  optimize: {enabled: false}\n  simulate: {frames: 60}\n";
   Comm::world().barrier();
   runIn(dir + "/sim", sim);
-  const auto diag = csvColumn(dir + "/sim", "drift_max");
+  const auto diag = kinema::test::csvColumn(dir + "/sim", "drift_max");
   ASSERT_FALSE(diag.empty());
   EXPECT_LT(diag.back(), 1e-4) << "the optimised horizontal strand moved under gravity";
 
@@ -203,7 +183,7 @@ der:
   simulate: {frames: 60}
 )");
   runIn(dir + "/naive", naive);
-  const auto sag = csvColumn(dir + "/naive", "drift_max");
+  const auto sag = kinema::test::csvColumn(dir + "/naive", "drift_max");
   ASSERT_FALSE(sag.empty());
   EXPECT_GT(sag.back(), 1e-2);
 }

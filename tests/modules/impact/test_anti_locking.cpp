@@ -51,32 +51,6 @@ scenes::Scene channel() {
   return s;
 }
 
-// L11 jammed box: n x n unit balls r = 1 at (1+2i, 1+2j) in [0, 2n]^2.
-scenes::Scene jammedBox(int n, unsigned seed) {
-  scenes::Scene s;
-  ImpactSystem& sys = s.system;
-  std::vector<int> id(static_cast<std::size_t>(n * n));
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i)
-      id[static_cast<std::size_t>(n * j + i)] = sys.addBall2D(1.0, Eigen::Vector2d(1 + 2 * i, 1 + 2 * j));
-  auto at = [&](int i, int j) { return id[static_cast<std::size_t>(n * j + i)]; };
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      if (i + 1 < n) sys.addBallBall(at(i, j), at(i + 1, j));
-      if (j + 1 < n) sys.addBallBall(at(i, j), at(i, j + 1));
-    }
-  for (int k = 0; k < n; ++k) {
-    sys.addWall(at(0, k), {1, 0, 0});
-    sys.addWall(at(n - 1, k), {-1, 0, 0});
-    sys.addWall(at(k, 0), {0, 1, 0});
-    sys.addWall(at(k, n - 1), {0, -1, 0});
-  }
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> g;
-  s.qdot.resize(sys.dofs());
-  for (Eigen::Index k = 0; k < s.qdot.size(); ++k) s.qdot[k] = g(rng);
-  return s;
-}
 
 // L5: one unit ball, normals (1,1), (−1,1), (0,1): redundant, not lineal.
 scenes::Scene redundant() {
@@ -303,7 +277,7 @@ TEST(AntiLocking, ChannelL10AndJammedBoxL11) {
       EXPECT_NEAR(r.stats.energyBefore, 0.275, 1e-14);
       EXPECT_NEAR(r.stats.energyAfter, 0.105, 1e-14);
     }
-  auto b = jammedBox(3, 7);
+  auto b = scenes::jammedBox(3, 7);
   ASSERT_EQ(b.system.numConstraints(), 24);
   for (int k = 0; k < 2; ++k) {
     Ops ops;
@@ -513,8 +487,8 @@ TEST(AntiLocking, CostOfDetection) {
   std::vector<Case> cases;
   cases.push_back({"hex-19", scenes::hexCluster19(1)});
   cases.push_back({"hex 20x20", scenes::hexPatch(20, 20, 3)});
-  cases.push_back({"jammed 3x3", jammedBox(3, 7)});
-  cases.push_back({"jammed 10x10", jammedBox(10, 7)});
+  cases.push_back({"jammed 3x3", scenes::jammedBox(3, 7)});
+  cases.push_back({"jammed 10x10", scenes::jammedBox(10, 7)});
   for (auto& c : cases)
     for (const char* op : {"gs-lexicographic", "gr"}) {
       const bool jammed = std::string(c.name).rfind("jammed", 0) == 0;

@@ -35,25 +35,6 @@ run::RunResult runIn(const std::string& dir, const std::string& scene, std::vect
   return run::runScene(o);
 }
 
-std::vector<double> csvColumn(const std::string& dir, const std::string& column) {
-  std::ifstream in(dir + "/diagnostics.csv");
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> names;
-  std::stringstream header(line);
-  for (std::string c; std::getline(header, c, ',');) names.push_back(c);
-  const auto at = std::find(names.begin(), names.end(), column);
-  EXPECT_NE(at, names.end()) << column << " not in " << line;
-  const auto k = static_cast<std::size_t>(at - names.begin());
-  std::vector<double> out;
-  while (std::getline(in, line)) {
-    std::stringstream row(line);
-    std::string c;
-    for (std::size_t i = 0; i <= k && std::getline(row, c, ','); ++i)
-      if (i == k) out.push_back(std::stod(c));
-  }
-  return out;
-}
 
 bool bitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
@@ -96,13 +77,13 @@ TEST(ImpactModule, CradleRunsThroughTheRunnerWithFramesAndDiagnostics) {
   const std::string dir = test::scratchDir("impact_cradle");
   const run::RunResult r = runIn(dir + "/out", writeScene(dir, kCradle));
   EXPECT_EQ(r.stepsCompleted, 30);
-  const auto ke = csvColumn(dir + "/out", "kinetic_energy");
+  const auto ke = kinema::test::csvColumn(dir + "/out", "kinetic_energy");
   ASSERT_EQ(ke.size(), 30u);
   for (double e : ke) EXPECT_NEAR(e, 0.5, 1e-14);
-  const auto it = csvColumn(dir + "/out", "iterations_max");
+  const auto it = kinema::test::csvColumn(dir + "/out", "iterations_max");
   EXPECT_EQ(it[0], 4.0);  // spec A1: lexicographic GS hands the velocity along in 4 iterations
-  EXPECT_EQ(csvColumn(dir + "/out", "caps")[0], 0.0);
-  EXPECT_EQ(csvColumn(dir + "/out", "contacts")[0], 4.0);
+  EXPECT_EQ(kinema::test::csvColumn(dir + "/out", "caps")[0], 0.0);
+  EXPECT_EQ(kinema::test::csvColumn(dir + "/out", "contacts")[0], 4.0);
   io::H5File f(dir + "/out/frames.h5", io::H5File::Mode::read, Comm::world());
   const auto frames = f.children("/frames");
   ASSERT_GE(frames.size(), 2u);
@@ -136,9 +117,9 @@ TEST(ImpactModule, RestartReproducesTheUninterruptedRunBitwise) {
   EXPECT_FALSE(bitwiseEqual(a.readAll("/frames/" + fa[fa.size() - 16] + "/positions"),
                             a.readAll("/frames/" + fa.back() + "/positions")));
   // Contacts happened (the pile is not in free fall only).
-  const auto contacts = csvColumn(dir + "/full", "contacts");
+  const auto contacts = kinema::test::csvColumn(dir + "/full", "contacts");
   EXPECT_GT(*std::max_element(contacts.begin(), contacts.end()), 10.0);
-  EXPECT_EQ(csvColumn(dir + "/crash", "kinetic_energy"), csvColumn(dir + "/full", "kinetic_energy"));
+  EXPECT_EQ(kinema::test::csvColumn(dir + "/crash", "kinetic_energy"), kinema::test::csvColumn(dir + "/full", "kinetic_energy"));
 }
 
 TEST(ImpactModule, BadInputNamesTheKey) {
@@ -181,8 +162,8 @@ impact:
 run: {checkpoint_every: 0, progress_seconds: 1000}
 output: {frame_every: 0}
 )"));
-  const auto ke = csvColumn(dir + "/out", "kinetic_energy");
+  const auto ke = kinema::test::csvColumn(dir + "/out", "kinetic_energy");
   EXPECT_LT(ke.back(), 1e-3);  // inelastic: both at rest, stacked
-  const auto pe = csvColumn(dir + "/out", "potential_energy");
+  const auto pe = kinema::test::csvColumn(dir + "/out", "potential_energy");
   EXPECT_NEAR(pe.back(), 9.81 * (1.0 + 3.0), 0.05);  // centres at 1 and 3
 }
