@@ -18,6 +18,7 @@
 #include "modules/der/hair_file.hpp"
 #include "modules/der/rod_kinematics.hpp"
 #include "modules/der/strand_generators.hpp"
+#include "scene_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace kinema;
@@ -36,23 +37,8 @@ der:
 run: {checkpoint_every: 1, progress_seconds: 1000}
 )";
 
-std::string writeScene(const std::string& dir, const std::string& body) {
-  const std::string path = dir + "/scene.yaml";
-  if (Comm::world().isRoot()) std::ofstream(path) << body;
-  Comm::world().barrier();
-  return path;
-}
-
-run::RunResult runIn(const std::string& dir, const std::string& scene, std::vector<std::string> sets = {},
-                     std::optional<std::string> restart = std::nullopt) {
-  run::SceneOptions o;
-  o.path = scene;
-  o.output = dir;
-  o.sets = std::move(sets);
-  o.restart = restart;
-  o.overwrite = !restart.has_value();
-  return run::runScene(o);
-}
+using test::runIn;
+using test::writeScene;
 
 std::vector<double> readAll(const std::string& file, const std::string& dataset) {
   io::H5File f(file, io::H5File::Mode::read, Comm::world());

@@ -11,29 +11,15 @@
 #include "framework/core/error.hpp"
 #include "framework/io/hdf5_file.hpp"
 #include "framework/run/runner.hpp"
+#include "scene_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace kinema;
 
 namespace {
 
-std::string writeScene(const std::string& dir, const std::string& body) {
-  const std::string path = dir + "/scene.yaml";
-  if (Comm::world().isRoot()) std::ofstream(path) << body;
-  Comm::world().barrier();
-  return path;
-}
-
-run::RunResult runIn(const std::string& dir, const std::string& scene, std::vector<std::string> sets = {},
-                     std::optional<std::string> restart = std::nullopt) {
-  run::SceneOptions o;
-  o.path = scene;
-  o.output = dir;
-  o.sets = std::move(sets);
-  o.restart = restart;
-  o.overwrite = !restart.has_value();
-  return run::runScene(o);
-}
+using test::runIn;
+using test::writeScene;
 
 
 bool bitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {
