@@ -36,6 +36,18 @@ class Comm {
   std::vector<std::int64_t> allgather(std::int64_t x) const;
   // Broadcasts a string from root.
   std::string broadcast(const std::string& s, int root = 0) const;
+  // Concatenation over ranks (in rank order) of every rank's `x` (sizes may differ).
+  std::vector<double> allgatherv(const std::vector<double>& x) const;
+  std::vector<std::int64_t> allgatherv(const std::vector<std::int64_t>& x) const;
+  // Personalised all-to-all: send[r] goes to rank r; returns recv[r] = what rank r sent here.
+  // `send` must have size() entries.
+  std::vector<std::vector<double>> alltoallv(const std::vector<std::vector<double>>& send) const;
+  std::vector<std::vector<std::int64_t>> alltoallv(
+      const std::vector<std::vector<std::int64_t>>& send) const;
+  // The same when every rank knows how many values it receives from each rank (recvCounts[r]):
+  // one collective instead of two. Throws if a sender disagrees (MPI truncation error).
+  std::vector<std::vector<double>> alltoallv(const std::vector<std::vector<double>>& send,
+                                             const std::vector<std::size_t>& recvCounts) const;
 
  private:
   MPI_Comm comm_;

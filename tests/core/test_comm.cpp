@@ -23,6 +23,41 @@ TEST(Comm, Reductions) {
   EXPECT_EQ(c.broadcast(r == 0 ? std::string("from root") : std::string("x")), "from root");
 }
 
+TEST(Comm, VariableCollectives) {
+  Comm c = Comm::world();
+  const int p = c.size(), r = c.rank();
+  // Rank r contributes r + 1 values r + 0.5.
+  std::vector<double> mine(static_cast<std::size_t>(r + 1), r + 0.5);
+  std::vector<double> all = c.allgatherv(mine);
+  ASSERT_EQ(static_cast<int>(all.size()), p * (p + 1) / 2);
+  std::size_t k = 0;
+  for (int s = 0; s < p; ++s)
+    for (int i = 0; i <= s; ++i) EXPECT_EQ(all[k++], s + 0.5);
+  std::vector<std::int64_t> ids = c.allgatherv(std::vector<std::int64_t>{r});
+  ASSERT_EQ(static_cast<int>(ids.size()), p);
+  for (int s = 0; s < p; ++s) EXPECT_EQ(ids[s], s);
+  // Rank r sends to rank s the s + 1 values 100 r + s (as int64 and as double).
+  std::vector<std::vector<std::int64_t>> si(static_cast<std::size_t>(p));
+  std::vector<std::vector<double>> sd(static_cast<std::size_t>(p));
+  for (int s = 0; s < p; ++s) {
+    si[s].assign(static_cast<std::size_t>(s + 1), 100 * r + s);
+    sd[s].assign(static_cast<std::size_t>(s + 1), 100.0 * r + s + 0.25);
+  }
+  auto ri = c.alltoallv(si);
+  auto rd = c.alltoallv(sd);
+  auto rk = c.alltoallv(sd, std::vector<std::size_t>(static_cast<std::size_t>(p), static_cast<std::size_t>(r + 1)));
+  EXPECT_EQ(rk, rd);
+  ASSERT_EQ(static_cast<int>(ri.size()), p);
+  for (int s = 0; s < p; ++s) {
+    ASSERT_EQ(static_cast<int>(ri[s].size()), r + 1);
+    ASSERT_EQ(static_cast<int>(rd[s].size()), r + 1);
+    for (int i = 0; i <= r; ++i) {
+      EXPECT_EQ(ri[s][i], 100 * s + r);
+      EXPECT_EQ(rd[s][i], 100.0 * s + r + 0.25);
+    }
+  }
+}
+
 TEST(Timers, AccumulateAndSummarise) {
   timers::reset();
   { ScopedTimer t("unit.a"); }
