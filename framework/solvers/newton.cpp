@@ -125,9 +125,10 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
       problem.hessian(x, H);
     }
     la::MatrixPtr A = assembler_->end();
+    if (auto modes = problem.nearNullSpace(x, backend_, tmap_); !modes.empty()) A->setNearNullSpace(std::move(modes));
 
     // Inexact solve H y = -g with rtol = eta_k (Eq. 31).
-    const double eta = forcingTerm(gnorm);
+    const double eta = forcingTerm(options_.forcingOf == "measure" ? measure : gnorm);
     st.forcingTerms.push_back(eta);
     if (!linear_) linear_ = backend_.createLinearSolver(options_.linear);
     if (eta != linearRtol_) {

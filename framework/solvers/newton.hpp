@@ -17,6 +17,7 @@
 // The point x is an la::Vector with the manifold's ambient block size.
 #include <Eigen/Core>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ struct NewtonOptions {
   double forcingConstant = 1.0;      // c above
   double forcingMax = 0.5;           // the 0.5 of Eq. 31
   double forcingMin = 1e-14;         // lower bound on the linear rtol
+  // What the forcing term is computed from: "gradient" (||g_red||_2, Eq. 31 as printed: depends on
+  // the unit system, spec 3.6 [!]) or "measure" (the problem's convergenceMeasure, which a problem
+  // may make dimensionless, e.g. spec 3.8).
+  std::string forcingOf = "gradient";
   bool psdProjection = true;         // ReducedHessian::addElement projects element blocks
   double psdFloor = 0.0;             // eigenvalues below are clamped to it
   bool steepestFallback = true;      // steepest descent when the Newton line search fails
@@ -121,6 +126,17 @@ class NewtonProblem {
   virtual double convergenceMeasure(const la::Vector& x, const la::Vector& g) {
     (void)x;
     return g.norm2();
+  }
+  // Near-null space of H_red for algebraic multigrid (e.g. the six rigid-body modes of spec
+  // section 7.4), as vectors on `tangentMap` created with `backend`. The solver attaches them to
+  // its matrix (la::Matrix::setNearNullSpace) after every assembly. Default: none. Collective.
+  virtual std::vector<std::shared_ptr<const la::Vector>> nearNullSpace(const la::Vector& x,
+                                                                       const la::Backend& backend,
+                                                                       const la::IndexMapPtr& tangentMap) {
+    (void)x;
+    (void)backend;
+    (void)tangentMap;
+    return {};
   }
 };
 

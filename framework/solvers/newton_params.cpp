@@ -23,6 +23,9 @@ void declareNewtonParams(ParamSchema& schema, const std::string& prefix, const N
   schema.addChoice(p + "forcing", d.forcing, {"eq31", "quadratic", "fixed"},
                    "linear rtol per iteration: eq31 = min(forcing_max, c sqrt(||g||)) (spec Eq. 31), "
                    "quadratic = min(forcing_max, c ||g||), fixed = linear.rtol");
+  schema.addChoice(p + "forcing_of", d.forcingOf, {"gradient", "measure"},
+                   "what the forcing term is computed from: gradient = ||g_red||_2 (Eq. 31 as printed, "
+                   "unit-dependent), measure = the problem's convergence measure (dimensionless in bdem)");
   schema.addReal(p + "forcing_constant", d.forcingConstant, Range::positive(),
                  "the constant c of the forcing term");
   schema.addReal(p + "forcing_max", d.forcingMax, Range::leftOpen(0.0, 1.0),
@@ -49,6 +52,7 @@ NewtonOptions readNewtonOptions(const Config& config, const std::string& prefix)
   o.maxLineSearch = static_cast<int>(config.getInt(p + "max_line_search"));
   o.energyNoise = config.getReal(p + "energy_noise");
   o.forcing = config.getString(p + "forcing");
+  o.forcingOf = config.getString(p + "forcing_of");
   o.forcingConstant = config.getReal(p + "forcing_constant");
   o.forcingMax = config.getReal(p + "forcing_max");
   o.forcingMin = config.getReal(p + "forcing_min");
