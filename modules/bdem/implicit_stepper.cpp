@@ -1,0 +1,205 @@
+#include "modules/bdem/implicit_stepper.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "framework/core/error.hpp"
+#include "framework/core/log.hpp"
+#include "modules/bdem/constrained_formulations.hpp"
+#include "modules/bdem/fracture.hpp"
+#include "modules/bdem/friction.hpp"
+#include "modules/bdem/grips.hpp"
+
+namespace kinema::bdem {
+
+void checkFiniteState(const System& s, const Comm& comm, long step, double time, const std::string& what) {
+  bool bad = false;
+  std::size_t where = 0;
+  for (std::size_t a = 0; a < s.P.numOwned && !bad; ++a)
+    if (!s.P.p[a].allFinite() || !s.P.q[a].allFinite() || !s.P.v[a].allFinite() || !s.P.qdot[a].allFinite()) {
+      bad = true;
+      where = a;
+    }
+  if (comm.any(bad))
+    throw Error(str("bdem: non-finite particle state ", what, " at step ", step, " (t = ", time, ")",
+                    bad ? str(", particle ", s.P.gid[where]) : std::string()));
+}
+
+long breakBonds(System& s, const Comm& comm) {
+  long broken = 0;
+  for (Bond& b : s.bonds) {
+    if (!b.alive) continue;
+    const auto i = static_cast<std::size_t>(b.i), j = static_cast<std::size_t>(b.j);
+    const BondStress st = bondStress(b, s.model, s.P.p[i], s.P.q[i], s.P.p[j], s.P.q[j]);
+    if (st.breaks(b)) {  // Eqs. 12-13, all bonds over threshold in one pass (Alg. 3 line 20)
+      b.alive = false;
+      ++broken;
+    }
+  }
+  return static_cast<long>(comm.sum(static_cast<std::int64_t>(broken)));
+}
+
+double ghostReach(const System& s, const Comm& comm, double padding, double dt) {
+  double rmax = 0, vmax = 0;
+  for (std::size_t a = 0; a < s.P.numOwned; ++a) {
+    rmax = std::max(rmax, s.P.r[a]);
+    vmax = std::max(vmax, s.P.v[a].norm());
+  }
+  return 2.0 * comm.max(rmax) * (1.0 + padding) + 2.0 * comm.max(vmax) * dt;
+}
+
+ImplicitStepper::ImplicitStepper(System& s, Domain& domain, const la::Backend& backend, IntegratorOptions options)
+    : s_(s), domain_(domain), backend_(backend), opt_(std::move(options)) {
+  const std::string& v = opt_.solver;
+  if (v != "newton" && v != "first_order" && v != "penalty" && v != "augmented_lagrangian" && v != "lagrange")
+    throw InputError(str("bdem: unknown implicit solver '", v,
+                         "' (newton, first_order, penalty, augmented_lagrangian, lagrange)"));
+  if (!(opt_.tolerance > 0)) throw InputError(str("bdem: tolerance must be positive, got ", opt_.tolerance));
+  potential_ = std::make_unique<IncrementalPotential>(s_, domain_.comm(), opt_);
+  solvers::NewtonOptions no = opt_.newton;
+  no.gtolAbs = opt_.tolerance;  // on the dimensionless measure of spec 3.8
+  no.gtolRel = 0.0;
+  newton_ = std::make_unique<solvers::NewtonSolver>(backend_, manifold_, no);
+}
+
+ImplicitStepper::~ImplicitStepper() = default;
+
+void ImplicitStepper::setEnergyObserver(EnergyObserver obs) {
+  energyObserver_ = std::move(obs);
+  if (!energyObserver_) {
+    newton_->setObserver({});
+    return;
+  }
+  newton_->setObserver([this](int k, const la::Vector& x, const solvers::NewtonStats&) {
+    energyObserver_(k, potential_->energy(x));
+  });
+}
+
+void ImplicitStepper::ensureVectors() {
+  if (x_ && map_ == domain_.pointMap()) return;
+  map_ = domain_.pointMap();
+  x_ = backend_.createVector(map_);
+  work_ = backend_.createVector(map_);
+}
+
+StepStats ImplicitStepper::step(double dt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Comm& comm = domain_.comm();
+  StepStats st;
+  st.step = steps_ + 1;
+  st.dt = dt;
+  if (!(dt > 0) || !std::isfinite(dt)) throw InputError(str("bdem: time step must be positive, got ", dt));
+  checkFiniteState(s_, comm, st.step, s_.time, "before the step");
+
+  // 1. ghosts, x^n, predictor, candidates, prescribed DOFs at t^{n+1}.
+  domain_.refreshGhosts(s_, ghostReach(s_, comm, opt_.contactPadding, dt));
+  ensureVectors();
+  const std::size_t n = s_.P.size();
+  p0_.assign(s_.P.p.begin(), s_.P.p.end());
+  q0_.assign(s_.P.q.begin(), s_.P.q.end());
+  potential_->beginStep(dt);
+  const double tNext = s_.time + dt;
+  applyPrescribedMotion(s_, tNext);
+  // 2. initial guess x_0 = x_hat, q normalised (Alg. 3 line 2), with p shifted by dt^2 g, the
+  // exact minimiser of inertia + gravity (spec 2.8). Without the shift, a free-flight step whose
+  // gravity displacement dt^2 g is below tolerance * r converged at x_hat and dropped gravity.
+  potential_->gather(*x_);
+  {
+    la::Vector::View w = x_->view();
+    const auto& pHat = potential_->pHat();
+    const auto& qHat = potential_->qHat();
+    const Vec3 dg = dt * dt * s_.gravity;
+    for (std::size_t a = 0; a < n; ++a) {
+      if (s_.P.dof[a] != Dof::Free) continue;
+      double* b = w.data() + 7 * a;
+      const Vec4 q = qHat[a].normalized();
+      for (int k = 0; k < 3; ++k) b[k] = pHat[a][k] + dg[k];
+      for (int k = 0; k < 4; ++k) b[3 + k] = q[k];
+    }
+  }
+  x_->updateGhosts();
+
+  // 3. minimise Eq. 6.
+  const std::string& v = opt_.solver;
+  if (v == "newton") {
+    const solvers::NewtonStats ns = newton_->solve(*potential_, *x_);
+    st.newtonIterations = ns.iterations;
+    st.linearIterations = ns.linearIterations;
+    st.lineSearchTrials = ns.lineSearchTrials;
+    st.converged = ns.converged;
+    st.reason = ns.reason;
+    st.measure = ns.finalMeasure;
+    st.outerIterations = 1;
+  } else {
+    VariantResult r;
+    IterationObserver obs;
+    if (energyObserver_) obs = energyObserver_;
+    if (v == "first_order")
+      r = solveFirstOrder(*potential_, manifold_, backend_, opt_, *x_, obs);
+    else if (v == "penalty" || v == "augmented_lagrangian")
+      r = solvePenalty(*potential_, backend_, opt_, v == "augmented_lagrangian", *x_, obs);
+    else
+      r = solveLagrange(*potential_, backend_, opt_, *x_, obs);
+    st.newtonIterations = r.iterations;
+    st.linearIterations = r.linearIterations;
+    st.lineSearchTrials = r.lineSearchTrials;
+    st.outerIterations = r.outerIterations;
+    st.converged = r.converged;
+    st.reason = r.reason;
+    st.measure = r.measure;
+    st.constraintViolation = r.constraintViolation;
+  }
+  if (!std::isfinite(st.measure) || x_->hasNonFinite() || st.reason == "non_finite") {
+    for (std::size_t a = 0; a < n; ++a) {  // restore x^n
+      s_.P.p[a] = p0_[a];
+      s_.P.q[a] = q0_[a];
+    }
+    throw Error(str("bdem: the ", v, " solve of step ", st.step, " (t = ", tNext, ", dt = ", dt,
+                    ") produced a non-finite state"));
+  }
+  if (!st.converged && !opt_.allowUnconverged) {
+    for (std::size_t a = 0; a < n; ++a) {
+      s_.P.p[a] = p0_[a];
+      s_.P.q[a] = q0_[a];
+    }
+    throw Error(str("bdem: the ", v, " solve of step ", st.step, " (t = ", tNext, ", dt = ", dt,
+                    ") did not converge: ", st.reason, " after ", st.newtonIterations,
+                    " iterations, measure ", st.measure, " > tolerance ", opt_.tolerance));
+  }
+  if (!st.converged) log::info("bdem: step ", st.step, " not converged (", st.reason, "), continuing");
+  {
+    const PotentialTerms T = potential_->terms(*x_);
+    st.energy = T.total();
+    st.activePairContacts = T.activePairs;
+    st.activeObstacleContacts = T.activeObstacle;
+  }
+
+  // 4. x^{n+1} and v^{n+1} = (x^{n+1} - x^n)/dt (Alg. 3 line 18), ghosts included.
+  potential_->scatter(*x_);
+  const double idt = 1.0 / dt;
+  for (std::size_t a = 0; a < n; ++a) {
+    s_.P.v[a] = (s_.P.p[a] - p0_[a]) * idt;
+    s_.P.qdot[a] = (s_.P.q[a] - q0_[a]) * idt;
+  }
+  s_.time = tNext;
+
+  // 5. friction (Alg. 3 line 19), fracture (line 20).
+  bool anyFriction = s_.contact.muS > 0 || s_.contact.muR > 0;
+  for (const Obstacle& o : s_.obstacles) anyFriction = anyFriction || o.friction > 0;
+  if (opt_.friction && anyFriction && s_.contact.enabled) {
+    applyFriction(s_, dt, potential_->kec(), potential_->kc(), potential_->candidates(), *work_, comm);
+    domain_.exchangeState(s_);
+  }
+  if (opt_.fracture) {
+    st.bondsBroken = breakBonds(s_, comm);
+    if (st.bondsBroken > 0) newton_->resetPattern();  // topology changed (spec 3.12 line 18)
+  }
+  checkFiniteState(s_, comm, st.step, s_.time, "after the step");
+  ++steps_;
+  st.time = s_.time;
+  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return st;
+}
+
+}  // namespace kinema::bdem

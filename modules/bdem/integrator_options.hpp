@@ -1,0 +1,41 @@
+#pragma once
+// Options of the BDEM time integrators (specs/bdem.md sections 3-4), filled from the scene's
+// `bdem.*` parameters by the module (bdem_params.cpp).
+#include <string>
+
+#include "framework/solvers/newton.hpp"
+
+namespace kinema::bdem {
+
+// Newton defaults for BDEM: the Eq. 31 forcing term computed from the dimensionless convergence
+// measure of spec 3.8 instead of ||g_red|| in SI units (spec 3.6 [!]: with ||g|| in newtons the
+// forcing term sat at its cap 0.5 and Newton took 3-9x more iterations, bench_bdem table1).
+inline solvers::NewtonOptions defaultBdemNewton() {
+  solvers::NewtonOptions o;
+  o.forcingOf = "measure";
+  return o;
+}
+
+struct IntegratorOptions {
+  // implicit: Eq. 6 minimised each step; explicit: the BDEM baseline of spec 4.1 (symplectic Euler).
+  std::string integrator = "implicit";
+  // Implicit solver variant (Fig. 7, spec 3.11-3.13): newton (second-order manifold, Alg. 2-3),
+  // first_order (Riemannian gradient descent, Alg. 1), penalty (Eq. 36), lagrange (Eq. 37),
+  // augmented_lagrangian (Eq. 38).
+  std::string solver = "newton";
+  // Dimensionless convergence test of spec 3.8: res_k <= tol.
+  double tolerance = 1e-4;
+  solvers::NewtonOptions newton = defaultBdemNewton();  // iteration caps, line search, forcing (Eq. 31), linear solver
+  double penaltyKappa = 1e6;      // kappa of Eqs. 36 and 38, relative to the rotational mass / dt^2
+  int maxOuterIterations = 50;    // augmented Lagrangian multiplier updates
+  bool fracture = true;           // check Eqs. 12-17 after each step (Alg. 3 line 20)
+  bool friction = true;           // Eqs. 34-35 after each step (Alg. 3 line 19)
+  double contactPadding = 0.5;    // contact candidates within (r_i + r_j)(1 + padding) + 2 max|v| dt
+  // Added by the integrators (implicit_stepper.hpp, constrained_formulations.hpp):
+  bool allowUnconverged = false;  // false: a solve that does not reach `tolerance` raises an Error
+  int maxFirstOrderIterations = 20000;  // first_order (Alg. 1): gradient steps per time step
+  double constraintTolerance = 1e-8;    // penalty / augmented_lagrangian / lagrange: max |C(q)| accepted
+  std::string kktSolver = "direct";     // lagrange: linear solver of the KKT system (direct | gmres | minres)
+};
+
+}  // namespace kinema::bdem
