@@ -1,0 +1,381 @@
+#include "modules/bdem/bdem_module.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "framework/core/error.hpp"
+#include "framework/core/log.hpp"
+#include "framework/solvers/manifold_rigid.hpp"
+#include "modules/bdem/explicit_stepper.hpp"
+#include "modules/bdem/fragments.hpp"
+#include "modules/bdem/implicit_stepper.hpp"
+#include "modules/bdem/incremental_potential.hpp"
+#include "modules/bdem/scene_params.hpp"
+
+namespace kinema::bdem {
+
+namespace {
+
+constexpr int kCheckpointState = 14;  // p (3), q (4), v (3), qdot (4) per particle
+
+// Energies, momenta and penetration of the current state (spec 6B, 6F); collective.
+struct Measures {
+  double kinetic = 0, potential = 0;
+  Vec3 momentum = Vec3::Zero(), angularMomentum = Vec3::Zero();
+  double maxPenetration = 0, maxPenetrationOverR = 0;
+};
+
+// World angular velocity of a particle: (omega, 0) = 2 qdot (x) conj(q) (spec 6D T-D3).
+Vec3 angularVelocity(const Vec4& q, const Vec4& qdot) {
+  const Vec4 qc(-q[0], -q[1], -q[2], q[3]);
+  const Vec4 w = 2.0 * solvers::RigidManifold::multiply(qdot, qc);
+  return w.head<3>();
+}
+
+}  // namespace
+
+BdemModule::BdemModule() = default;
+BdemModule::~BdemModule() = default;
+
+void BdemModule::declare(ParamSchema& schema) { declareBdemParams(schema); }
+
+void BdemModule::setup(run::RunContext& ctx) {
+  const Config& c = ctx.config;
+  p_ = readBdemParams(c);
+  backend_ = &ctx.backend;
+  generator_ = c.getString("bdem.scene.generator");
+  if (ctx.comm.size() > 1 && !ctx.backend.distributed())
+    throw InputError(str("bdem: a run on ", ctx.comm.size(), " ranks needs a distributed backend (petsc or trilinos); ",
+                         "the scene uses ", ctx.backend.name()));
+  s_ = buildScene(c, "bdem.scene");
+  applyModelParams(p_, s_);
+  if (s_.P.size() == 0) throw InputError(str(c.where("bdem.scene.generator"), ": bdem.scene: the scene has no particles"));
+  dt_ = p_.dt > 0 ? p_.dt : stableStep(s_);
+  if (!(dt_ > 0) || !std::isfinite(dt_))
+    throw InputError(str(c.where("bdem.dt"), ": bdem.dt: cannot use a time step of ", dt_));
+  const double frame = dt_ * p_.substeps;
+  checkpointEvery_ = static_cast<long>(c.getInt("run.checkpoint_every"));
+  steps_ = p_.steps > 0 ? p_.steps : std::max(1L, static_cast<long>(std::ceil(p_.endTime / frame - 1e-9)));
+  bonds0_ = static_cast<long>(s_.bonds.size());
+
+  domain_ = std::make_unique<Domain>(ctx.comm);
+  domain_->distribute(s_, ghostReach(s_, Comm::self(), p_.integrator.contactPadding, dt_));
+  if (p_.integrator.integrator == "implicit")
+    implicit_ = std::make_unique<ImplicitStepper>(s_, *domain_, ctx.backend, p_.integrator);
+  else
+    explicit_ = std::make_unique<ExplicitStepper>(s_, *domain_, ctx.backend, p_.integrator);
+  diag_ = std::make_unique<IncrementalPotential>(s_, ctx.comm, p_.integrator);
+  diag_->setInertia(false);
+  stepsDone_ = 0;
+  fractureStep_ = -1;
+  fractureTime_ = -1;
+
+  // Initial energy (kinetic + potential), for the summary.
+  domain_->exchangeState(s_);
+  diag_->beginStep(dt_);
+  diag_->setObstacleTime(s_.time);
+  if (!diagX_ || diagMap_ != domain_->pointMap()) {
+    diagMap_ = domain_->pointMap();
+    diagX_ = ctx.backend.createVector(diagMap_);
+  }
+  diag_->gather(*diagX_);
+  const PotentialTerms T = diag_->terms(*diagX_);
+  double ke = 0;
+  for (std::size_t a = 0; a < s_.P.numOwned; ++a)
+    ke += 0.5 * s_.P.m[a] * s_.P.v[a].squaredNorm() +
+          0.5 * 0.4 * s_.P.m[a] * s_.P.r[a] * s_.P.r[a] * angularVelocity(s_.P.q[a], s_.P.qdot[a]).squaredNorm();
+  energy0_ = ctx.comm.sum(ke) + T.total() - T.inertia;
+  energyLast_ = energy0_;
+  log::info("bdem: ", generator_, ", ", domain_->globalParticles(), " particles, ", bonds0_, " bonds, ",
+            s_.obstacles.size(), " obstacles, ", s_.grips.size(), " grips; ", p_.integrator.integrator,
+            p_.integrator.integrator == "implicit" ? " (" + p_.integrator.solver + ")" : std::string(), ", dt ", dt_,
+            " x ", p_.substeps, " substeps, ", steps_, " steps, ", ctx.comm.size(), ctx.comm.size() == 1 ? " rank" : " ranks",
+            " on ", ctx.backend.name());
+}
+
+StepStats BdemModule::advance(double dt) {
+  if (!implicit_) return explicit_->step(dt);
+  // A fresh Hessian pattern every step: the matrix (and the order in which a distributed backend
+  // sums its off-rank columns) then depends on the current state only, so a restart reproduces
+  // the uninterrupted run bitwise on every backend (decision in README.md).
+  if (p_.freshPattern) implicit_->newton().resetPattern();
+  return implicit_->step(dt);
+}
+
+void BdemModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
+  const Comm& comm = ctx.comm;
+  long newton = 0, linear = 0, trials = 0, broken = 0, pairs = 0, obst = 0;
+  bool converged = true;
+  double measure = 0;
+  for (int k = 0; k < p_.substeps; ++k) {
+    const StepStats st = advance(dt_);
+    newton += st.newtonIterations;
+    linear += st.linearIterations;
+    trials += st.lineSearchTrials;
+    broken += st.bondsBroken;
+    pairs = st.activePairContacts;
+    obst = st.activeObstacleContacts;
+    converged = converged && (st.converged || !implicit_);
+    measure = std::max(measure, st.measure);
+  }
+  ++stepsDone_;
+  // At checkpoint steps the ghost layer is chosen afresh from the state, as after loading that
+  // checkpoint: the restarted run then continues with the same ghosts (bitwise restarts).
+  if ((checkpointEvery_ > 0 && stepsDone_ % checkpointEvery_ == 0) || stepsDone_ == steps_)
+    domain_->rebuildGhosts(s_, ghostReach(s_, comm, p_.integrator.contactPadding, dt_));
+  newtonTotal_ += newton;
+  linearTotal_ += linear;
+  trialsTotal_ += trials;
+  notConverged_ += converged ? 0 : 1;
+
+  // Energies, momenta and penetration at the new state.
+  domain_->exchangeState(s_);
+  diag_->beginStep(dt_);
+  diag_->setObstacleTime(s_.time);
+  if (!diagX_ || diagMap_ != domain_->pointMap()) {
+    diagMap_ = domain_->pointMap();
+    diagX_ = backend_->createVector(diagMap_);
+  }
+  diag_->gather(*diagX_);
+  const PotentialTerms T = diag_->terms(*diagX_);
+  Measures m;
+  double pen = 0, penR = 0;
+  const Particles& P = s_.P;
+  for (std::size_t a = 0; a < P.numOwned; ++a) {
+    const Vec3 w = angularVelocity(P.q[a], P.qdot[a]);
+    const double I = 0.4 * P.m[a] * P.r[a] * P.r[a];
+    m.kinetic += 0.5 * P.m[a] * P.v[a].squaredNorm() + 0.5 * I * w.squaredNorm();
+    m.momentum += P.m[a] * P.v[a];
+    m.angularMomentum += P.p[a].cross(P.m[a] * P.v[a]) + I * w;
+    if (s_.contact.enabled)
+      for (const Obstacle& o : s_.obstacles) {
+        const double d = P.r[a] - o.distance(P.p[a], s_.time);
+        pen = std::max(pen, d);
+        penR = std::max(penR, d / P.r[a]);
+      }
+  }
+  for (const ContactCandidate& cc : diag_->candidates()) {
+    const double d = P.r[cc.i] + P.r[cc.j] - (P.p[cc.i] - P.p[cc.j]).norm();
+    pen = std::max(pen, d);
+    penR = std::max(penR, d / std::min(P.r[cc.i], P.r[cc.j]));
+  }
+  m.kinetic = comm.sum(m.kinetic);
+  m.potential = T.total() - T.inertia;
+  for (int k = 0; k < 3; ++k) {
+    m.momentum[k] = comm.sum(m.momentum[k]);
+    m.angularMomentum[k] = comm.sum(m.angularMomentum[k]);
+  }
+  m.maxPenetration = comm.max(pen);
+  m.maxPenetrationOverR = comm.max(penR);
+  energyLast_ = m.kinetic + m.potential;
+
+  const long alive = static_cast<long>(comm.sum(static_cast<std::int64_t>(s_.aliveBonds())));
+  double fragments = -1, largest = -1, split = -1;
+  if (p_.fragmentsEvery > 0 && stepsDone_ % p_.fragmentsEvery == 0) {
+    std::vector<GlobalId> labels;
+    const FragmentStats fs = computeFragments(s_, comm, domain_->globalParticles(), &labels);
+    const bool isSplit = fractureSplit(s_, comm, fs, labels);
+    fragments = static_cast<double>(fs.count);
+    largest = static_cast<double>(fs.largest);
+    split = isSplit ? 1.0 : 0.0;
+    lastFragments_ = fs.count;
+    if (isSplit && fractureStep_ < 0) {
+      fractureStep_ = stepsDone_;
+      fractureTime_ = s_.time;
+    }
+  }
+  const auto d = [](long x) { return static_cast<double>(x); };
+  const io::Diagnostics::Row mine = {{"kinetic_energy", m.kinetic},
+                                     {"potential_energy", m.potential},
+                                     {"total_energy", m.kinetic + m.potential},
+                                     {"bond_energy", T.bonds},
+                                     {"momentum_x", m.momentum[0]},
+                                     {"momentum_y", m.momentum[1]},
+                                     {"momentum_z", m.momentum[2]},
+                                     {"angular_momentum_x", m.angularMomentum[0]},
+                                     {"angular_momentum_y", m.angularMomentum[1]},
+                                     {"angular_momentum_z", m.angularMomentum[2]},
+                                     {"newton_iterations", d(newton)},
+                                     {"linear_iterations", d(linear)},
+                                     {"line_search_trials", d(trials)},
+                                     {"converged", converged ? 1.0 : 0.0},
+                                     {"measure", measure},
+                                     {"bonds_alive", d(alive)},
+                                     {"bonds_broken", d(bonds0_ - alive)},
+                                     {"bonds_broken_step", d(broken)},
+                                     {"active_pair_contacts", d(pairs)},
+                                     {"active_obstacle_contacts", d(obst)},
+                                     {"fragments", fragments},
+                                     {"largest_fragment", largest},
+                                     {"split", split},
+                                     {"max_penetration", m.maxPenetration},
+                                     {"max_penetration_over_r", m.maxPenetrationOverR},
+                                     {"ghosts", d(comm.sum(static_cast<std::int64_t>(P.size() - P.numOwned)))}};
+  row.insert(row.end(), mine.begin(), mine.end());
+}
+
+std::vector<double> BdemModule::aliveBondsPerParticle() const {
+  const Particles& P = s_.P;
+  const Comm& comm = domain_->comm();
+  std::vector<double> count(P.size(), 0.0);
+  for (const Bond& b : s_.bonds)
+    if (b.alive) {
+      count[static_cast<std::size_t>(b.i)] += 1;
+      count[static_cast<std::size_t>(b.j)] += 1;
+    }
+  std::vector<std::vector<std::int64_t>> send(static_cast<std::size_t>(comm.size()));
+  for (std::size_t a = P.numOwned; a < P.size(); ++a)
+    if (count[a] > 0) {
+      auto& buf = send[static_cast<std::size_t>(domain_->ownerOf(P.gid[a]))];
+      buf.push_back(P.gid[a]);
+      buf.push_back(static_cast<std::int64_t>(count[a]));
+    }
+  const auto recv = comm.alltoallv(send);
+  count.resize(P.numOwned);
+  for (const auto& buf : recv)
+    for (std::size_t k = 0; k + 1 < buf.size(); k += 2)
+      count[static_cast<std::size_t>(buf[k] - domain_->ownedBegin())] += static_cast<double>(buf[k + 1]);
+  return count;
+}
+
+void BdemModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
+  const Particles& P = s_.P;
+  const std::size_t n = P.numOwned;
+  positions_.resize(3 * n);
+  velocity_.resize(3 * n);
+  quaternion_.resize(4 * n);
+  radius_.resize(n);
+  gid_.resize(n);
+  sceneId_.resize(n);
+  for (std::size_t a = 0; a < n; ++a) {
+    for (int k = 0; k < 3; ++k) {
+      positions_[3 * a + k] = P.p[a][k];
+      velocity_[3 * a + k] = P.v[a][k];
+    }
+    for (int k = 0; k < 4; ++k) quaternion_[4 * a + k] = P.q[a][k];
+    radius_[a] = P.r[a];
+    gid_[a] = static_cast<double>(P.gid[a]);
+    sceneId_[a] = static_cast<double>(domain_->sceneIds()[a]);
+  }
+  bondsAlive_ = aliveBondsPerParticle();
+  std::vector<GlobalId> labels;
+  computeFragments(s_, ctx.comm, domain_->globalParticles(), &labels);
+  fragmentId_.assign(labels.begin(), labels.end());
+  io::PointSet points;
+  points.globalCount = domain_->globalParticles();
+  points.rowOffset = domain_->ownedBegin();
+  points.positions = positions_;
+  frames.beginFrame(time(), points);
+  frames.addField("radius", radius_);
+  frames.addField("velocity", velocity_, 3);
+  frames.addField("quaternion", quaternion_, 4);
+  frames.addField("gid", gid_);
+  frames.addField("scene_id", sceneId_);
+  frames.addField("bonds", bondsAlive_);
+  frames.addField("fragment", fragmentId_);
+  frames.endFrame();
+}
+
+// Per particle, in global order: p, q, v, qdot (dataset /bdem/state, N x 14); broken bonds as
+// global index pairs (/bdem/dead_bonds, D x 2); scalars. The global numbering depends on the
+// scene only (domain.hpp), so any rank count can read it back.
+void BdemModule::saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const {
+  const Comm& comm = ctx.comm;
+  const Particles& P = s_.P;
+  out.writeString("bdem_generator", generator_);
+  out.writeInt("bdem_particles", domain_->globalParticles());
+  out.writeInt("bdem_bonds0", bonds0_);
+  out.writeInt("bdem_step", stepsDone_);
+  out.writeReal("bdem_time", s_.time);
+  out.writeReal("bdem_dt", dt_);
+  out.writeReal("bdem_energy0", energy0_);
+  out.writeArray("bdem_totals", std::vector<double>{static_cast<double>(newtonTotal_), static_cast<double>(linearTotal_),
+                                                    static_cast<double>(trialsTotal_), static_cast<double>(notConverged_),
+                                                    static_cast<double>(fractureStep_), fractureTime_});
+  std::vector<double> state;
+  state.reserve(P.numOwned * kCheckpointState);
+  for (std::size_t a = 0; a < P.numOwned; ++a) {
+    for (int k = 0; k < 3; ++k) state.push_back(P.p[a][k]);
+    for (int k = 0; k < 4; ++k) state.push_back(P.q[a][k]);
+    for (int k = 0; k < 3; ++k) state.push_back(P.v[a][k]);
+    for (int k = 0; k < 4; ++k) state.push_back(P.qdot[a][k]);
+  }
+  auto& f = out.file();
+  f.writeSlab("/bdem/state",
+              {static_cast<std::uint64_t>(domain_->globalParticles()), static_cast<std::uint64_t>(kCheckpointState)},
+              static_cast<std::uint64_t>(domain_->ownedBegin()), state);
+  std::vector<std::int64_t> dead;
+  for (const Bond& b : s_.bonds)
+    if (!b.alive) {
+      dead.push_back(b.gi);
+      dead.push_back(b.gj);
+    }
+  const std::int64_t rows = static_cast<std::int64_t>(dead.size() / 2);
+  const std::int64_t total = comm.sum(rows), offset = comm.exscan(rows);
+  out.writeInt("bdem_dead_bonds", total);
+  if (total > 0)
+    f.writeSlab("/bdem/dead_bonds", {static_cast<std::uint64_t>(total), 2}, static_cast<std::uint64_t>(offset), dead);
+}
+
+void BdemModule::loadCheckpoint(run::RunContext&, const io::CheckpointReader& in) {
+  const std::string where = in.path();
+  if (in.readString("bdem_generator") != generator_ || in.readInt("bdem_particles") != domain_->globalParticles() ||
+      in.readInt("bdem_bonds0") != bonds0_)
+    throw InputError(str(where, ": checkpoint of a ", in.readString("bdem_generator"), " scene with ",
+                         in.readInt("bdem_particles"), " particles and ", in.readInt("bdem_bonds0"),
+                         " bonds, but the scene is ", generator_, " with ", domain_->globalParticles(), " particles and ",
+                         bonds0_, " bonds"));
+  stepsDone_ = static_cast<long>(in.readInt("bdem_step"));
+  s_.time = in.readReal("bdem_time");
+  energy0_ = in.readReal("bdem_energy0");
+  const std::vector<double> t = in.readArray("bdem_totals");
+  if (t.size() != 6) throw InputError(str(where, ": bdem_totals has ", t.size(), " entries, expected 6"));
+  newtonTotal_ = static_cast<long>(t[0]);
+  linearTotal_ = static_cast<long>(t[1]);
+  trialsTotal_ = static_cast<long>(t[2]);
+  notConverged_ = static_cast<long>(t[3]);
+  fractureStep_ = static_cast<long>(t[4]);
+  fractureTime_ = t[5];
+  Particles& P = s_.P;
+  const std::vector<double> state =
+      in.file().readSlab("/bdem/state", static_cast<std::uint64_t>(domain_->ownedBegin()), P.numOwned);
+  if (state.size() != P.numOwned * kCheckpointState)
+    throw InputError(str(where, ": /bdem/state holds ", state.size(), " values for ", P.numOwned, " particles x ",
+                         kCheckpointState));
+  for (std::size_t a = 0; a < P.numOwned; ++a) {
+    const double* x = state.data() + kCheckpointState * a;
+    P.p[a] = Vec3(x[0], x[1], x[2]);
+    P.q[a] = Vec4(x[3], x[4], x[5], x[6]);
+    P.v[a] = Vec3(x[7], x[8], x[9]);
+    P.qdot[a] = Vec4(x[10], x[11], x[12], x[13]);
+  }
+  for (Bond& b : s_.bonds) b.alive = true;
+  if (in.readInt("bdem_dead_bonds") > 0) {
+    const std::vector<std::int64_t> dead = in.file().readAllInt("/bdem/dead_bonds");
+    std::vector<std::pair<GlobalId, GlobalId>> pairs;
+    for (std::size_t k = 0; k + 1 < dead.size(); k += 2) pairs.emplace_back(dead[k], dead[k + 1]);
+    std::sort(pairs.begin(), pairs.end());
+    for (Bond& b : s_.bonds)
+      if (std::binary_search(pairs.begin(), pairs.end(), std::make_pair(b.gi, b.gj))) b.alive = false;
+  }
+  domain_->rebuildGhosts(s_, ghostReach(s_, domain_->comm(), p_.integrator.contactPadding, dt_));
+}
+
+std::string BdemModule::summary() const {
+  if (!domain_) return "";
+  const Comm& comm = domain_->comm();
+  const long alive = static_cast<long>(comm.sum(static_cast<std::int64_t>(s_.aliveBonds())));
+  const double steps = std::max(1.0, static_cast<double>(stepsDone_ * p_.substeps));
+  std::string s = str("bdem: ", generator_, ", ", domain_->globalParticles(), " particles; ", stepsDone_ * p_.substeps,
+                      " time steps of ", dt_, " s to t = ", s_.time, "; ");
+  if (implicit_)
+    s += str("Newton iterations ", static_cast<double>(newtonTotal_) / steps, " per step, CG ",
+             static_cast<double>(linearTotal_) / steps, " per step, ", notConverged_, " unconverged steps; ");
+  s += str("bonds broken ", bonds0_ - alive, " of ", bonds0_);
+  if (lastFragments_ >= 0) s += str(", fragments ", lastFragments_);
+  if (fractureStep_ >= 0) s += str(", first split (fragments.hpp) at step ", fractureStep_, ", t = ", fractureTime_);
+  s += str("; energy ", energy0_, " -> ", energyLast_);
+  return s;
+}
+
+}  // namespace kinema::bdem

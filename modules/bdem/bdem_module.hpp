@@ -1,0 +1,72 @@
+#pragma once
+// The bdem module behind the runner (framework/run/module.hpp): a scene of bonded spheres
+// (scene_params.hpp) distributed over the ranks (domain.hpp) and advanced by the implicit manifold
+// integrator (implicit_stepper.hpp, Alg. 3) or the explicit baseline (explicit_stepper.hpp).
+//
+// One runner step is `bdem.substeps` time steps; its diagnostics row holds the energies (kinetic,
+// potential = bonds + contacts + gravity), momenta, solver work, bond and contact counts,
+// fragments and the largest penetration. Frames are point sets (one row per particle in global
+// order). Checkpoints are per particle in global order plus the list of broken bonds, so a run
+// restarts at any rank count (the numbering does not depend on it).
+#include <memory>
+#include <string>
+
+#include "framework/run/module.hpp"
+#include "modules/bdem/bdem_params.hpp"
+#include "modules/bdem/domain.hpp"
+#include "modules/bdem/system.hpp"
+
+namespace kinema::bdem {
+
+class ImplicitStepper;
+class ExplicitStepper;
+class IncrementalPotential;
+struct StepStats;
+
+class BdemModule : public run::Module {
+ public:
+  BdemModule();
+  ~BdemModule() override;
+  static void declare(ParamSchema& schema);
+
+  void setup(run::RunContext& ctx) override;
+  long totalSteps() const override { return steps_; }
+  double time() const override { return s_.time; }
+  void step(run::RunContext& ctx, io::Diagnostics::Row& row) override;
+  void writeFrame(run::RunContext& ctx, io::FrameWriter& frames) override;
+  void saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const override;
+  void loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) override;
+  std::string summary() const override;
+
+  const System& system() const { return s_; }
+  const Domain& domain() const { return *domain_; }
+  double dt() const { return dt_; }
+
+ private:
+  StepStats advance(double dt);
+  // Per particle number of alive bonds (owned particles, local order); collective.
+  std::vector<double> aliveBondsPerParticle() const;
+
+  BdemParams p_;
+  System s_;
+  std::unique_ptr<Domain> domain_;
+  std::unique_ptr<ImplicitStepper> implicit_;
+  std::unique_ptr<ExplicitStepper> explicit_;
+  std::unique_ptr<IncrementalPotential> diag_;  // energy terms and contacts for the diagnostics
+  la::VectorPtr diagX_;
+  la::IndexMapPtr diagMap_;
+  const la::Backend* backend_ = nullptr;
+  std::string generator_;
+  double dt_ = 0;
+  long steps_ = 0, stepsDone_ = 0;
+  long checkpointEvery_ = 0;  // run.checkpoint_every: the ghost layer is rebuilt afresh at these steps
+  long bonds0_ = 0;           // global bonds at t = 0
+  long newtonTotal_ = 0, linearTotal_ = 0, trialsTotal_ = 0, notConverged_ = 0;
+  long fractureStep_ = -1;    // first runner step whose state is split (fragments.hpp)
+  double fractureTime_ = -1;
+  long lastFragments_ = -1;
+  double energy0_ = 0, energyLast_ = 0;
+  std::vector<double> positions_, radius_, velocity_, quaternion_, gid_, sceneId_, bondsAlive_, fragmentId_;
+};
+
+}  // namespace kinema::bdem

@@ -1,0 +1,37 @@
+#pragma once
+// The bdem module's parameters (specs/bdem.md sections 2-5, 8), each declared once under `bdem.`
+// with type, default, range and a line of help (DESIGN: "every parameter is declared once"), and
+// read back into the structs the module and the integrators use. The scene itself is under
+// `bdem.scene.` (scene_params.hpp).
+#include <string>
+
+#include "framework/core/config.hpp"
+#include "framework/core/params.hpp"
+#include "modules/bdem/integrator_options.hpp"
+#include "modules/bdem/system.hpp"
+
+namespace kinema::bdem {
+
+struct BdemParams {
+  IntegratorOptions integrator;  // integrator, solver variant, tolerance, Newton, fracture, friction
+  double dt = 0;                 // 0: 0.2 T, the explicit stable step of spec 3.9
+  long steps = 0;                // runner steps; 0: ceil(endTime / (substeps dt))
+  double endTime = 0;
+  int substeps = 1;              // time steps per runner step (a frame interval)
+  int fragmentsEvery = 1;        // fragment count every this many runner steps (0: never)
+  bool freshPattern = true;      // new Hessian pattern every implicit step (bitwise restarts)
+  BondModel model;               // shear form, bend/twist measure, tension-only fracture (spec 8 items 1-3)
+  ContactParams contact;         // applied over the scene's values only where the scene sets them
+  bool kecSet = false, kcSet = false, muSSet = false, muRSet = false, rollingSet = false;
+};
+
+// Declares every `bdem.*` key, including `bdem.newton.*` (solvers::declareNewtonParams) and
+// `bdem.scene.*` (declareSceneParams).
+void declareBdemParams(ParamSchema& schema);
+// Reads a validated config. Cross-key checks (steps and end_time both 0, ...) throw InputErrors
+// naming the key and where it was set.
+BdemParams readBdemParams(const Config& config);
+// The contact and model switches of `p` applied to a built scene.
+void applyModelParams(const BdemParams& p, System& s);
+
+}  // namespace kinema::bdem
