@@ -23,6 +23,7 @@
 #include "framework/core/registry.hpp"
 #include "framework/la/backend.hpp"
 #include "modules/poisson/poisson_problem.hpp"
+#include "bench/common/bench_util.hpp"
 
 using namespace kinema;
 using namespace kinema::bench;
@@ -98,11 +99,7 @@ Result best(int repeat, F&& solve) {
   return r;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using bench::fmt;
 
 }  // namespace
 

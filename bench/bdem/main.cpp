@@ -59,6 +59,7 @@
 #include "modules/bdem/incremental_potential.hpp"
 #include "modules/bdem/integrator_options.hpp"
 #include "modules/bdem/scene_builder.hpp"
+#include "bench/common/bench_util.hpp"
 
 namespace kinema {
 void registerBuiltins();
@@ -69,15 +70,8 @@ using namespace kinema::bdem;
 
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using bench::fmt;
+using bench::now;
 std::string sci(double v) { return fmt("%.2e", v); }
 
 std::ostringstream md;  // the report (rank 0), printed and optionally written as markdown

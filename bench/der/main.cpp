@@ -44,6 +44,7 @@
 #include "modules/der/rod_kinematics.hpp"
 #include "modules/der/strand_generators.hpp"
 #include "modules/der/strand_partition.hpp"
+#include "bench/common/bench_util.hpp"
 
 namespace kinema {
 void registerBuiltins();
@@ -54,15 +55,8 @@ using namespace kinema::der;
 
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using bench::fmt;
+using bench::now;
 
 std::ostringstream md;  // the report, printed and optionally written as markdown
 int failures = 0;

@@ -45,6 +45,7 @@
 #include "modules/impact/scenes.hpp"
 #include "modules/impact/sim_generators.hpp"
 #include "modules/impact/sim_stepper.hpp"
+#include "bench/common/bench_util.hpp"
 
 namespace kinema {
 void registerBuiltins();
@@ -55,15 +56,8 @@ using namespace kinema::impact;
 
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using bench::fmt;
+using bench::now;
 
 std::ostringstream md;  // the report, printed and optionally written as markdown
 int failures = 0;

@@ -33,6 +33,7 @@
 #include "framework/core/registry.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/solvers/mprgp.hpp"
+#include "bench/common/bench_util.hpp"
 
 using namespace kinema;
 using namespace kinema::bench;
@@ -107,11 +108,7 @@ Row runMprgp(const std::string& backendName, Comm comm, const BoxQp& qp, int max
   return r;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using bench::fmt;
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
