@@ -71,6 +71,7 @@ using namespace kinema::bdem;
 namespace {
 
 using bench::fmt;
+using bench::splitList;
 using bench::now;
 std::string sci(double v) { return fmt("%.2e", v); }
 
@@ -730,12 +731,6 @@ void linear(bool quick) {
   md << "\n";
 }
 
-std::vector<std::string> splitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
-  return out;
-}
 
 }  // namespace
 

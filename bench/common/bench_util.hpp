@@ -1,9 +1,11 @@
 #pragma once
-// Small helpers every benchmark uses: a wall clock and printf-style number formatting for the
-// markdown tables.
+// Small helpers every benchmark uses: a wall clock, printf-style number formatting for the
+// markdown tables, comma-separated option lists.
 #include <chrono>
 #include <cstdio>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace kinema::bench {
 
@@ -17,6 +19,15 @@ inline std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
+}
+
+// "a,b,c" -> {"a", "b", "c"} (comma-separated command-line lists; empty items are dropped).
+inline std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
 }
 
 }  // namespace kinema::bench

@@ -56,6 +56,7 @@ using namespace kinema::der;
 namespace {
 
 using bench::fmt;
+using bench::splitList;
 using bench::now;
 
 std::ostringstream md;  // the report, printed and optionally written as markdown
@@ -390,12 +391,6 @@ void hair(const la::Backend& backend, int strands, int vertices, int frames) {
   check(eq == strands, "every hair strand reaches equilibrium");
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
-  return out;
-}
 
 }  // namespace
 
@@ -411,7 +406,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
     if (a == "--quick") quick = true, hairStrands = 12, hairVertices = 20, hairFrames = 1;
-    else if (a == "--sections") sections = split(next());
+    else if (a == "--sections") sections = splitList(next());
     else if (a == "--hair-strands") hairStrands = std::stoi(next());
     else if (a == "--hair-vertices") hairVertices = std::stoi(next());
     else if (a == "--hair-frames") hairFrames = std::stoi(next());

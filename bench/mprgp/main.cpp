@@ -109,14 +109,7 @@ Row runMprgp(const std::string& backendName, Comm comm, const BoxQp& qp, int max
 }
 
 using bench::fmt;
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+using bench::splitList;
 
 }  // namespace
 
@@ -136,11 +129,11 @@ int main(int argc, char** argv) {
     if (a == "--quick") sizes = {2000}, fractions = {0.5};
     else if (a == "--sizes") {
       sizes.clear();
-      for (auto& s : split(next())) sizes.push_back(std::stol(s));
+      for (auto& s : splitList(next())) sizes.push_back(std::stol(s));
     } else if (a == "--fractions") {
       fractions.clear();
-      for (auto& s : split(next())) fractions.push_back(std::stod(s));
-    } else if (a == "--tao") taoTypes = split(next());
+      for (auto& s : splitList(next())) fractions.push_back(std::stod(s));
+    } else if (a == "--tao") taoTypes = splitList(next());
     else if (a == "--tao-seconds") taoSeconds = std::stod(next());
     else if (a == "--tao-max-iterations") taoMaxIterations = std::stoi(next());
     else if (a == "--mprgp-max-iterations") mprgpMaxIterations = std::stoi(next());
