@@ -1,0 +1,65 @@
+#pragma once
+// Distributed AVI, option A of specs/avi.md section 6.4: exact conservative domain decomposition.
+// The Domain is what the module drives at any rank count (at 1 rank it wraps one serial Engine).
+//
+// Scheme (README decisions; spec 6.4 steps 1-7):
+//  - steps rounded down to dyadic levels (EngineOptions::dyadicBase, forced > 0 by the module);
+//  - objects (scene.objects) partitioned over ranks by vertex count; at every epoch start the
+//    objects joined by active contact layers (contact clusters) are moved to one rank;
+//  - an epoch lasts while the broad phase is valid; at its start the vertex state and the active
+//    layers are gathered, and every rank builds an Engine over the whole (replicated) scene with
+//    its Partition, so it queues only its own events;
+//  - within an epoch, windows: T* = global min of the next sync event (an event touching a
+//    boundary vertex), the epoch end and the target time; events before T* are rank-local; at T*
+//    ghosts are refreshed through the backend's ghosted vectors (la::Vector::updateGhosts), the
+//    events at T* run, impulses on ghosts go to their owners (accumulateGhosts), ghosts are
+//    refreshed again so cross-rank certificates are rescheduled with the new velocities (the
+//    certificate-support caveat, handled by option (i): every kick to a support vertex is a sync);
+//  - if a rank's broad-phase bound expires inside a window, every rank rolls back to the epoch
+//    start and replays with an earlier epoch end (no missed activation).
+#include <memory>
+#include <string>
+
+#include "framework/core/comm.hpp"
+#include "framework/la/backend.hpp"
+#include "modules/avi/engine.hpp"
+
+namespace kinema::avi {
+
+struct DomainStats {
+  std::int64_t epochs = 0;
+  std::int64_t windows = 0;      // synchronisation points
+  std::int64_t rollbacks = 0;
+  std::int64_t migrations = 0;   // objects moved to another rank
+  double syncSeconds = 0.0;      // time in ghost exchange and reductions
+};
+
+class Domain {
+ public:
+  // Collective. `backend` provides the ghosted vectors (at more than one rank a distributed
+  // backend, petsc or trilinos; the eigen backend is refused with a message naming them).
+  Domain(Comm comm, la::Backend& backend, Scene scene, const EngineOptions& options);
+  ~Domain();
+
+  void advanceTo(double T);  // collective
+  double time() const;
+  // Collective: the global measurement (sums / mins over ranks), the same on every rank.
+  Measurement measure(double T) const;
+  Counters counters() const;      // collective: sums over ranks (deepestLayer: max)
+  TimeShares timeShares() const;  // this rank's
+  const DomainStats& stats() const;
+  // Collective: positions of every vertex at time T (for frames), on every rank.
+  void gatherPositions(double T, std::vector<Vec3>& x) const;
+  // Collective: the global state at the current time (positions drifted to time(), velocities,
+  // active layers) for checkpoints; load() restores it (at any rank count; bitwise at one rank
+  // when the serial engine state is used).
+  void save(EngineState& out) const;
+  void load(const EngineState& in);
+  const Scene& scene() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kinema::avi

@@ -1,0 +1,32 @@
+#pragma once
+// Options of the asynchronous engine (specs/avi.md section 2.9 PARAMETERS). The module declares
+// them as parameters (avi_params.cpp) with defaults, ranges and help; the defaults here are the
+// same numbers.
+#include <string>
+
+namespace kinema::avi {
+
+struct EngineOptions {
+  double cSafe = 0.05;        // layer step safety C_safe: h_l = C_safe sqrt(m_min/(4k)) l^-3/2
+  double restitution = 1.0;   // e in [0, 1]: s = e on separating ticks, 1 otherwise (spec 3.1)
+  double friction = 0.0;      // Coulomb mu >= 0, per layer (spec 3.2)
+  double tauMinFactor = 1.0;  // tau_min = tauMinFactor * h_j of the guarded layer (spec 2.5)
+  int maxLayer = 4096;        // deepest layer allowed; deeper is an Error (energy out of bounds)
+  // Modes (spec 5.2 C2 / C3, 5.3 E2):
+  bool bruteForce = false;    // every layer 1..bruteForceLayers of every pair always on the queue
+  int bruteForceLayers = 8;
+  bool debugInvariant = false;  // check the certificate invariant (spec 2.9) after every event
+  bool restartClocks = false;   // NEGATIVE TEST ONLY: first tick of an activated layer at the
+                                // activation time (violates clock integrity, spec 2.7)
+  // Steps:
+  double uniformStep = 0.0;   // > 0: every potential (material and every layer) uses this step:
+                              // the synchronous variational integrator (leapfrog) baseline
+  double dyadicBase = 0.0;    // > 0: every step rounded down to dyadicBase * 2^-m (spec 6.4 A.1)
+  // Broad phase (framework/geometry): "hash" (SpatialHash) or "all" (every pair, tiny scenes).
+  std::string broadPhase = "hash";
+  double margin = 0.0;        // broad-phase margin delta (> 0; 0 = 2 eta): pairs are candidates
+                              // while no vertex has moved delta / 2 since the last rebuild
+  bool recordKicks = false;   // keep a log of non-zero penalty kicks (tests)
+};
+
+}  // namespace kinema::avi
