@@ -1,4 +1,4 @@
-#include "modules/bdem/obj_mesh.hpp"
+#include "framework/geometry/tri_mesh.hpp"
 
 #include <Eigen/Geometry>
 #include <algorithm>
@@ -12,7 +12,7 @@
 
 #include "framework/core/error.hpp"
 
-namespace kinema::bdem {
+namespace kinema::geometry {
 
 namespace {
 
@@ -145,11 +145,14 @@ TriMesh parseObj(const std::string& text, const std::string& sourceName) {
       if (mesh.faces[f][k] >= nv)
         throw InputError(str(sourceName, ":", faceLine[f], ": face refers to vertex ", mesh.faces[f][k] + 1,
                              " but the file has only ", nv, " vertices"));
-  if (mesh.faces.empty()) throw InputError(str(sourceName, ": no faces ('f' lines); a closed mesh is needed"));
+  if (mesh.faces.empty()) throw InputError(str(sourceName, ": no faces ('f' lines); a mesh needs at least one triangle"));
   return mesh;
 }
 
-void checkClosed(const TriMesh& mesh) {
+namespace {
+
+// Degenerate faces, then edges shared by more than `maxShare` faces or (closed) by fewer than 2.
+void checkFaces(const TriMesh& mesh, bool closed) {
   const Vec3d diag = mesh.upper() - mesh.lower();
   const double areaTol = 1e-14 * diag.squaredNorm();
   std::vector<std::pair<int, int>> edges;
@@ -174,22 +177,36 @@ void checkClosed(const TriMesh& mesh) {
   for (std::size_t i = 0; i < edges.size();) {
     std::size_t j = i;
     while (j < edges.size() && edges[j] == edges[i]) ++j;
-    if (j - i != 2)
+    if (closed && j - i != 2)
       throw InputError(str(mesh.source, ": the mesh is not closed: edge ", edges[i].first + 1, "-",
                            edges[i].second + 1, " is shared by ", j - i, " face", j - i == 1 ? "" : "s",
                            " (a closed mesh needs exactly 2)"));
+    if (!closed && j - i > 2)
+      throw InputError(str(mesh.source, ": the surface is not manifold: edge ", edges[i].first + 1, "-",
+                           edges[i].second + 1, " is shared by ", j - i, " faces (at most 2 allowed)"));
     i = j;
   }
 }
 
-TriMesh readObj(const std::string& path) {
+}  // namespace
+
+void checkClosed(const TriMesh& mesh) { checkFaces(mesh, true); }
+
+void checkSurface(const TriMesh& mesh) { checkFaces(mesh, false); }
+
+TriMesh readObj(const std::string& path, bool requireClosed) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(str(path, ": cannot open the OBJ file"));
   std::ostringstream buf;
   buf << in.rdbuf();
   TriMesh mesh = parseObj(buf.str(), path);
-  checkClosed(mesh);
+  if (requireClosed)
+    checkClosed(mesh);
+  else
+    checkSurface(mesh);
   return mesh;
 }
 
-}  // namespace kinema::bdem
+TriMesh readObj(const std::string& path) { return readObj(path, true); }
+
+}  // namespace kinema::geometry
