@@ -42,7 +42,17 @@ struct ForceElement {
   Eigen::Matrix2d restInv = Eigen::Matrix2d::Zero();  // CST inverse of the 2x2 rest edge matrix
   Vec3 g = Vec3::Zero();  // Gravity: acceleration vector (V = -m g . x, m = mass of the vertex)
   double mass = 0.0;      // Gravity: mass of the vertex
+  // (Added by the elements helper.) Rest shape in a local frame, only for stableStep, which needs
+  // the rest-state Hessian: Hinge {|e|, s2, h2, s3, h3} (edge length; for each flap the foot of
+  // its vertex along the edge from x0 and its height above the edge line); RodBend {|e0|, |e1|}.
+  // Spring, CST (restInv) and Gravity do not use it.
+  std::array<double, 5> restShape{};
 };
+
+// (Added by the elements helper.) Stencil positions / gradients of an n-vertex element as the
+// columns of a fixed-size matrix; force_element.cpp maps the Vec3 arrays onto it without copying.
+template <int N>
+using Stencil = Eigen::Matrix<double, 3, N>;
 
 // Builders compute the rest data from rest positions and choose nothing else (h is set by the
 // scene builder). They throw InputError on degenerate rest shapes (zero length / area).
