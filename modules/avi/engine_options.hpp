@@ -27,6 +27,11 @@ struct EngineOptions {
   double margin = 0.0;        // broad-phase margin delta (> 0; 0 = 2 eta): pairs are candidates
                               // while no vertex has moved delta / 2 since the last rebuild
   bool recordKicks = false;   // keep a log of non-zero penalty kicks (tests)
+  // Added by the engine (README decision): after a velocity change, a certificate's queued
+  // expiry only moves earlier; a kick that moves a support vertex away from its slab face skips
+  // the recomputation (the expiry can only grow). An early expiry is safe (ESTABLISH finds a new
+  // slab). false: every certificate reading a kicked vertex is recomputed and moved (spec 2.9).
+  bool lazyCertificates = true;
 };
 
 }  // namespace kinema::avi
