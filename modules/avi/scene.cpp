@@ -1,0 +1,217 @@
+// Scene::validate (scene.hpp): consistency of a built scene, and no penalty layer active at t = 0.
+#include "modules/avi/scene.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <span>
+
+#include "framework/core/error.hpp"
+#include "framework/geometry/primitive_distance.hpp"
+#include "framework/geometry/spatial_hash.hpp"
+
+namespace kinema::avi {
+
+namespace {
+
+bool finite(const Vec3& x) { return x.allFinite(); }
+
+int kindSize(ForceKind k) {
+  switch (k) {
+    case ForceKind::Spring: return 2;
+    case ForceKind::Cst: return 3;
+    case ForceKind::Hinge: return 4;
+    case ForceKind::RodBend: return 3;
+    case ForceKind::Gravity: return 1;
+  }
+  return 0;
+}
+
+const char* kindName(ForceKind k) {
+  switch (k) {
+    case ForceKind::Spring: return "spring";
+    case ForceKind::Cst: return "CST";
+    case ForceKind::Hinge: return "hinge";
+    case ForceKind::RodBend: return "rod bend";
+    case ForceKind::Gravity: return "gravity";
+  }
+  return "?";
+}
+
+// A contact primitive: 1 (point), 2 (edge) or 3 (triangle) vertices.
+struct Prim {
+  int n = 0;
+  int v[3] = {-1, -1, -1};
+  int index = 0;  // index in its own list
+};
+
+}  // namespace
+
+void Scene::validate() const {
+  auto fail = [&](const std::string& what) { throw InputError(str("avi scene '", name, "': ", what)); };
+  const Vertices& V = vertices;
+  const int n = V.size();
+  auto objectName = [&](int a) -> std::string {
+    const int o = V.object[static_cast<std::size_t>(a)];
+    return o >= 0 && o < static_cast<int>(objects.size()) ? objects[static_cast<std::size_t>(o)].name : str(o);
+  };
+  auto vertexName = [&](int a) { return str("vertex ", a, " (object '", objectName(a), "')"); };
+
+  // ---- sizes and values ----
+  if (dim != 2 && dim != 3) fail(str("dim is ", dim, " (2 or 3)"));
+  const std::size_t N = static_cast<std::size_t>(n);
+  if (V.v.size() != N || V.t.size() != N || V.mass.size() != N || V.minv.size() != N || V.object.size() != N)
+    fail(str("vertex arrays have different sizes (x ", V.x.size(), ", v ", V.v.size(), ", t ", V.t.size(), ", mass ",
+             V.mass.size(), ", minv ", V.minv.size(), ", object ", V.object.size(), ")"));
+  if (isolated.size() != N) fail(str("isolated has ", isolated.size(), " entries for ", n, " vertices"));
+  for (int a = 0; a < n; ++a) {
+    if (!finite(V.x[a])) fail(str(vertexName(a), " has a NaN or infinite position"));
+    if (!finite(V.v[a])) fail(str(vertexName(a), " has a NaN or infinite velocity"));
+    if (!std::isfinite(V.t[a])) fail(str(vertexName(a), " has a non-finite time"));
+    if (!(V.mass[a] > 0.0) || !std::isfinite(V.mass[a])) fail(str(vertexName(a), " has mass ", V.mass[a], " (need > 0)"));
+    if (!(V.minv[a] >= 0.0) || !std::isfinite(V.minv[a]))
+      fail(str(vertexName(a), " has inverse mass ", V.minv[a], " (need >= 0; 0 = scripted)"));
+    if (!objects.empty() && (V.object[a] < 0 || V.object[a] >= static_cast<int>(objects.size())))
+      fail(str("vertex ", a, " belongs to object ", V.object[a], " but there are ", objects.size(), " objects"));
+    if (dim == 2 && (V.x[a].z() != 0.0 || V.v[a].z() != 0.0))
+      fail(str(vertexName(a), ": a 2D scene needs z = 0 and v_z = 0 (x_z = ", V.x[a].z(), ", v_z = ", V.v[a].z(), ")"));
+  }
+  for (std::size_t o = 0; o < objects.size(); ++o) {
+    const ObjectInfo& ob = objects[o];
+    if (ob.firstVertex < 0 || ob.numVertices < 0 || ob.firstVertex + ob.numVertices > n)
+      fail(str("object ", o, " ('", ob.name, "') covers vertices [", ob.firstVertex, ", ",
+               ob.firstVertex + ob.numVertices, ") outside [0, ", n, ")"));
+  }
+  auto checkIndex = [&](int a, const std::string& where) {
+    if (a < 0 || a >= n) fail(str(where, " refers to vertex ", a, " (the scene has ", n, ")"));
+  };
+  for (std::size_t i = 0; i < forces.size(); ++i) {
+    const ForceElement& e = forces[i];
+    const std::string where = str(kindName(e.kind), " potential ", i);
+    if (e.n != kindSize(e.kind)) fail(str(where, " has ", int(e.n), " stencil vertices (need ", kindSize(e.kind), ")"));
+    for (int a = 0; a < e.n; ++a) {
+      checkIndex(e.v[a], where);
+      for (int b = 0; b < a; ++b)
+        if (e.v[a] == e.v[b]) fail(str(where, " repeats vertex ", e.v[a], " in its stencil"));
+    }
+    if (!(e.h > 0.0) || !std::isfinite(e.h)) fail(str(where, " (vertices from ", e.v[0], ") has step h = ", e.h, " (need > 0)"));
+    if (e.j < 1) fail(str(where, " has clock index j = ", e.j, " (need >= 1)"));
+  }
+  for (std::int32_t a : contactPoints) checkIndex(a, "a contact point");
+  for (std::size_t i = 0; i < contactEdges.size(); ++i) {
+    for (int k = 0; k < 2; ++k) checkIndex(contactEdges[i][k], str("contact edge ", i));
+    if (contactEdges[i][0] == contactEdges[i][1]) fail(str("contact edge ", i, " has equal ends ", contactEdges[i][0]));
+  }
+  for (std::size_t i = 0; i < contactTriangles.size(); ++i) {
+    const Eigen::Vector3i& t = contactTriangles[i];
+    for (int k = 0; k < 3; ++k) checkIndex(t[k], str("contact triangle ", i));
+    if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) fail(str("contact triangle ", i, " repeats a vertex"));
+  }
+  if (dim == 2 && !contactTriangles.empty()) fail(str("a 2D scene has ", contactTriangles.size(), " contact triangles"));
+  for (std::size_t i = 0; i < drawTriangles.size(); ++i)
+    for (int k = 0; k < 3; ++k) checkIndex(drawTriangles[i][k], str("draw triangle ", i));
+  for (std::size_t i = 0; i < drawEdges.size(); ++i)
+    for (int k = 0; k < 2; ++k) checkIndex(drawEdges[i][k], str("draw edge ", i));
+  for (std::size_t p = 0; p < planes.size(); ++p) {
+    if (!finite(planes[p].normal) || std::abs(planes[p].normal.norm() - 1.0) > 1e-12 || !std::isfinite(planes[p].offset))
+      fail(str("plane ", p, " needs a unit normal and a finite offset"));
+    if (dim == 2 && planes[p].normal.z() != 0.0) fail(str("plane ", p, " of a 2D scene has a normal with z != 0"));
+  }
+  for (const Script& s : scripts) {
+    if (s.times.size() != s.velocities.size() || s.times.empty())
+      fail(str("script '", s.name, "' has ", s.times.size(), " times and ", s.velocities.size(), " velocities"));
+    for (std::size_t k = 0; k < s.times.size(); ++k) {
+      if (!std::isfinite(s.times[k]) || s.times[k] < 0.0 || (k > 0 && !(s.times[k] > s.times[k - 1])))
+        fail(str("script '", s.name, "': times must be >= 0 and increasing (entry ", k, " is ", s.times[k], ")"));
+      if (!finite(s.velocities[k]) || (dim == 2 && s.velocities[k].z() != 0.0))
+        fail(str("script '", s.name, "': velocity ", k, " is not finite or has v_z != 0 in 2D"));
+    }
+    for (std::int32_t a : s.vertices) {
+      checkIndex(a, str("script '", s.name, "'"));
+      if (!V.scripted(a)) fail(str("script '", s.name, "' moves ", vertexName(a), ", which is not scripted (minv != 0)"));
+    }
+  }
+  if (!(eta > 0.0) || !std::isfinite(eta)) fail(str("eta = ", eta, " (need > 0)"));
+  if (!(k > 0.0) || !std::isfinite(k)) fail(str("k = ", k, " (need > 0)"));
+
+  // ---- no layer active at rest: every pair the engine would form is at least 2 eta apart ----
+  std::vector<Prim> prims;
+  prims.reserve(contactPoints.size() + contactEdges.size() + contactTriangles.size());
+  for (std::size_t i = 0; i < contactPoints.size(); ++i) prims.push_back({1, {contactPoints[i], -1, -1}, int(i)});
+  for (std::size_t i = 0; i < contactEdges.size(); ++i)
+    prims.push_back({2, {contactEdges[i][0], contactEdges[i][1], -1}, int(i)});
+  for (std::size_t i = 0; i < contactTriangles.size(); ++i)
+    prims.push_back({3, {contactTriangles[i][0], contactTriangles[i][1], contactTriangles[i][2]}, int(i)});
+  auto describe = [&](const Prim& p) {
+    if (p.n == 1) return str("point ", vertexName(p.v[0]));
+    if (p.n == 2) return str("edge ", p.index, " (vertices ", p.v[0], " ", p.v[1], ", object '", objectName(p.v[0]), "')");
+    return str("triangle ", p.index, " (vertices ", p.v[0], " ", p.v[1], " ", p.v[2], ", object '", objectName(p.v[0]), "')");
+  };
+  auto allScripted = [&](const Prim& p, const Prim& q) {
+    for (int i = 0; i < p.n; ++i)
+      if (!V.scripted(p.v[i])) return false;
+    for (int i = 0; i < q.n; ++i)
+      if (!V.scripted(q.v[i])) return false;
+    return true;
+  };
+  auto shares = [](const Prim& p, const Prim& q) {
+    for (int i = 0; i < p.n; ++i)
+      for (int j = 0; j < q.n; ++j)
+        if (p.v[i] == q.v[j]) return true;
+    return false;
+  };
+  // Pair kinds formed by the engine (scene.hpp).
+  auto formed = [&](const Prim& p, const Prim& q) {
+    if (p.n > q.n) return false;  // called with p.n <= q.n
+    if (p.n == 1 && q.n == 1) return isolated[p.v[0]] && isolated[q.v[0]];
+    if (dim == 3) return (p.n == 1 && q.n == 3) || (p.n == 2 && q.n == 2);
+    return p.n == 1 && q.n == 2;
+  };
+  auto distance = [&](const Prim& p, const Prim& q) {
+    const auto& X = V.x;
+    if (p.n == 1 && q.n == 1) return geometry::pointPoint(X[p.v[0]], X[q.v[0]]).d;
+    if (p.n == 1 && q.n == 2) return geometry::pointSegment(X[p.v[0]], X[q.v[0]], X[q.v[1]]).d;
+    if (p.n == 1) return geometry::pointTriangle(X[p.v[0]], X[q.v[0]], X[q.v[1]], X[q.v[2]]).d;
+    return geometry::segmentSegment(X[p.v[0]], X[p.v[1]], X[q.v[0]], X[q.v[1]]).d;
+  };
+  double dmin = std::numeric_limits<double>::infinity();
+  std::string first;
+  double firstD = 0.0;
+  auto consider = [&](double d, const std::string& a, const std::string& b) {
+    dmin = std::min(dmin, d);
+    if (d < 2.0 * eta && (first.empty() || d < firstD)) {  // the closest offending pair
+      first = str(a, " and ", b);
+      firstD = d;
+    }
+  };
+  if (!prims.empty()) {
+    std::vector<geometry::Aabb<3>> boxes(prims.size());
+    for (std::size_t i = 0; i < prims.size(); ++i) {
+      geometry::Aabb<3> b;
+      for (int k = 0; k < prims[i].n; ++k) b.merge(V.x[prims[i].v[k]]);
+      boxes[i] = geometry::Aabb<3>(b.lo.array() - eta, b.hi.array() + eta);
+    }
+    geometry::SpatialHash<3> hash;
+    std::vector<geometry::BodyPair> pairs;
+    hash.findPairs(std::span<const geometry::Aabb<3>>(boxes), pairs);
+    for (const geometry::BodyPair& bp : pairs) {
+      const Prim* p = &prims[static_cast<std::size_t>(bp.i)];
+      const Prim* q = &prims[static_cast<std::size_t>(bp.j)];
+      if (p->n > q->n) std::swap(p, q);
+      if (!formed(*p, *q) || shares(*p, *q) || allScripted(*p, *q)) continue;
+      consider(distance(*p, *q), describe(*p), describe(*q));
+    }
+  }
+  for (std::size_t pi = 0; pi < planes.size(); ++pi)
+    for (std::int32_t a : contactPoints) {
+      if (V.scripted(a)) continue;
+      consider(geometry::pointPlane(V.x[a], planes[pi].normal, planes[pi].offset).d, str("point ", vertexName(a)),
+               str("plane ", pi));
+    }
+  if (!first.empty())
+    fail(str("a penalty layer is active at t = 0: ", first, " are ", firstD, " apart, closer than 2 eta = ", 2.0 * eta,
+             "; the largest eta that works is ", std::max(0.0, 0.5 * dmin),
+             " (or move the objects apart)"));
+}
+
+}  // namespace kinema::avi

@@ -1,0 +1,149 @@
+// Scene parameters and the generator dispatch of the avi module (scene_params.hpp). The
+// generators live one family per file (scene_spring.cpp, scene_balls.cpp, scene_shells.cpp,
+// scene_cloth_spikes.cpp, scene_compactor.cpp, scene_rod_knot.cpp, scene_mesh.cpp).
+#include "modules/avi/scene_params.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+
+#include "framework/core/error.hpp"
+#include "modules/avi/scene_generators.hpp"
+
+namespace kinema::avi {
+
+const std::vector<std::string>& sceneGenerators() {
+  static const std::vector<std::string> names{"spring_on_plane", "balls_2d",        "balls_3d",   "sphere_plate",
+                                              "sphere_wedge",    "cloth_spikes",    "trash_compactor",
+                                              "rod_knot",        "two_shells",      "particles_free", "mesh"};
+  return names;
+}
+
+namespace scenes {
+
+Vec3 Context::vec(const std::string& arg) const {
+  const std::vector<double>& v = c_.getRealList(key(arg));
+  return Vec3(v[0], v[1], v[2]);
+}
+
+void Context::bad(const std::string& arg, const std::string& what) const {
+  const std::string k = key(arg);
+  const std::string w = c_.where(k);
+  throw InputError(str(w.empty() ? "" : w + ": ", k, ": ", what));
+}
+
+std::string Context::path(const std::string& arg) const {
+  namespace fs = std::filesystem;
+  const std::string& p = text(arg);
+  if (p.empty() || fs::path(p).is_absolute()) return p;
+  std::error_code ec;
+  const fs::path src(c_.source());
+  if (fs::is_regular_file(src, ec)) return (src.parent_path() / p).lexically_normal().string();
+  return p;
+}
+
+double Context::eta(double paper) const {
+  return c_.isSet(sharedKey("eta")) ? c_.getReal(sharedKey("eta")) : paper;
+}
+
+double Context::k(double paper) const { return c_.isSet(sharedKey("k")) ? c_.getReal(sharedKey("k")) : paper; }
+
+Vec3 Context::gravity(const Vec3& paper) const {
+  if (!c_.isSet(sharedKey("gravity"))) return paper;
+  const std::vector<double>& g = c_.getRealList(sharedKey("gravity"));
+  return Vec3(g[0], g[1], g[2]);
+}
+
+StepRule Context::steps(double paperFixed) const {
+  StepRule r;
+  r.fixed = c_.isSet(sharedKey("material_step")) ? c_.getReal(sharedKey("material_step")) : paperFixed;
+  r.cSafe = c_.getReal(sharedKey("material_c_safe"));
+  return r;
+}
+
+void Context::finish(Scene& s, const PaperValues& paper) const {
+  s.eta = eta(paper.eta);
+  s.k = k(paper.k);
+  const Vec3 g = gravity(paper.gravity);
+  if (s.dim == 2 && g.z() != 0.0) {
+    const std::string w = c_.where(sharedKey("gravity"));
+    throw InputError(str(w.empty() ? "" : w + ": ", sharedKey("gravity"), ": the scene ", gen_,
+                         " is 2D (the xy plane): gravity needs z = 0, e.g. [0, -9.8, 0]"));
+  }
+  const double step = c_.isSet(sharedKey("gravity_step")) ? c_.getReal(sharedKey("gravity_step")) : paper.gravityStep;
+  addGravity(s, g, step, paper.gravityFallback);
+}
+
+Vec3 Random::direction(int dim) {
+  if (dim == 2) {
+    const double a = 2.0 * std::numbers::pi * uniform();
+    return Vec3(std::cos(a), std::sin(a), 0.0);
+  }
+  const double z = 2.0 * uniform() - 1.0, a = 2.0 * std::numbers::pi * uniform();
+  const double r = std::sqrt(std::max(0.0, 1.0 - z * z));
+  return Vec3(r * std::cos(a), r * std::sin(a), z);
+}
+
+}  // namespace scenes
+
+void declareSceneParams(ParamSchema& s, const std::string& prefix) {
+  const std::string& p = prefix;
+  s.addChoice(p + ".generator", "spring_on_plane", sceneGenerators(),
+              "scene generator (specs/avi.md section 4); its arguments are under " + p + ".<generator>.*");
+  s.addReal(p + ".eta", 0.1, Range::positive(),
+            "contact thickness eta: layer l of a pair is active below distance 2 eta / l (unset: the generator's "
+            "value; validation names the largest eta free of contact at rest)");
+  s.addReal(p + ".k", 1000.0, Range::positive(), "base penalty stiffness k, V_l = l^3 k g^2 (unset: the generator's value)");
+  s.addRealList(p + ".gravity", {0.0, 0.0, -9.8}, 3,
+                "gravity vector (scene units; cm/s^2 for the 3D paper scenes) (unset: the generator's value)");
+  s.addReal(p + ".material_step", 0.0, Range::nonNegative(),
+            "> 0: one fixed step for every material potential; 0: each element's own stable step (unset: the "
+            "generator's value, e.g. 1e-7 s for sphere_plate, 0.01 for spring_on_plane)");
+  s.addReal(p + ".material_c_safe", 0.05, Range::leftOpen(0.0, 1.0),
+            "safety of the automatic material steps: h = C 2 / omega_max of the element alone (and C 2 / lambda of its "
+            "damping), about C / 2 of the coupled limit when 4-6 elements share a vertex; above ~0.1 unequal steps can "
+            "resonate (energy growth, docs/benchmarks/avi.md)");
+  s.addReal(p + ".gravity_step", 0.0, Range::nonNegative(),
+            "> 0: step of every gravity potential; 0: the smallest material step on the vertex (particles: the "
+            "generator's value) (unset: the generator's value)");
+  scenes::declareSpring(s, p + ".spring_on_plane");
+  scenes::declareBalls2d(s, p + ".balls_2d");
+  scenes::declareBalls3d(s, p + ".balls_3d");
+  scenes::declareParticlesFree(s, p + ".particles_free");
+  scenes::declareSpherePlate(s, p + ".sphere_plate");
+  scenes::declareSphereWedge(s, p + ".sphere_wedge");
+  scenes::declareTwoShells(s, p + ".two_shells");
+  scenes::declareClothSpikes(s, p + ".cloth_spikes");
+  scenes::declareTrashCompactor(s, p + ".trash_compactor");
+  scenes::declareRodKnot(s, p + ".rod_knot");
+  scenes::declareMesh(s, p + ".mesh");
+}
+
+Scene buildScene(const Config& config, const std::string& prefix) {
+  const std::string gen = config.getString(prefix + ".generator");
+  const scenes::Context c(config, prefix, gen);
+  Scene scene;
+  try {
+    if (gen == "spring_on_plane") scene = scenes::buildSpring(c);
+    else if (gen == "balls_2d") scene = scenes::buildBalls2d(c);
+    else if (gen == "balls_3d") scene = scenes::buildBalls3d(c);
+    else if (gen == "particles_free") scene = scenes::buildParticlesFree(c);
+    else if (gen == "sphere_plate") scene = scenes::buildSpherePlate(c);
+    else if (gen == "sphere_wedge") scene = scenes::buildSphereWedge(c);
+    else if (gen == "two_shells") scene = scenes::buildTwoShells(c);
+    else if (gen == "cloth_spikes") scene = scenes::buildClothSpikes(c);
+    else if (gen == "trash_compactor") scene = scenes::buildTrashCompactor(c);
+    else if (gen == "rod_knot") scene = scenes::buildRodKnot(c);
+    else if (gen == "mesh") scene = scenes::buildMesh(c);
+    else throw InputError(str(prefix, ".generator: unknown generator '", gen, "'"));
+    if (scene.name.empty()) scene.name = gen;
+    scene.validate();
+  } catch (Error& e) {
+    e.addContext(str("while building the avi scene ", prefix, ".generator = ", gen,
+                     config.source().empty() ? "" : " of " + config.source()));
+    throw;
+  }
+  return scene;
+}
+
+}  // namespace kinema::avi
