@@ -1,0 +1,673 @@
+// Distributed AVI, option A of specs/avi.md section 6.4 (see domain.hpp for the scheme).
+//
+// Why the result equals the serial one up to round-off (spec 2.9 invariant, spec 6.3):
+//  - Every potential keeps its own lattice clock j h (dyadic steps, spec 6.4 A.1), whichever
+//    engine object processes it, and an engine restarted at an epoch start t0 resumes each clock
+//    at the first lattice point after t0 (EngineStart): the set of (potential, tick) pairs is
+//    that of the serial run.
+//  - Events with disjoint vertex sets commute (per-vertex lazy drift); a window [T_prev, T*)
+//    contains only rank-local events (no boundary vertex in their stencil or support), and every
+//    event touching a boundary vertex runs at a window end T*, after the ghosts it reads were
+//    refreshed. Kicks at the same time commute (positions at T* do not depend on kicks at T*).
+//  - The invariant of spec 2.9 (every tick with V_l != 0 is processed) holds on every rank: a
+//    certificate reading a ghost is rescheduled at every window end where that ghost changed
+//    (option (i) of the certificate-support caveat: every kick to a boundary vertex is a sync
+//    event), and an expired broad phase rolls the epoch back. So the partitioned run processes
+//    exactly the non-zero kicks of the serial run, at the same lattice times. What may differ:
+//    (a) certificates are re-created at epoch starts and at window ends instead of where the
+//    serial run had them, so some layers are activated early or dropped at different ticks --
+//    those ticks have g >= 0 and kick nothing, and the engine drifts a vertex only where it
+//    kicks it (zero-force ticks and certificates evaluate positions without storing them);
+//    (b) the state is handed over as stored, (x at its own t, v), never drifted to an epoch start,
+//    a ghost is the owner's (x, v, t) verbatim and a remote impulse drifts its vertex to the same
+//    kick time as in the serial run, so positions are updated at the same times with the same
+//    operands; (c) several kicks on one vertex at one time (aligned dyadic clocks) are summed in
+//    another order when they come from several ranks (the owner adds its own in queue order, then
+//    the remote sum): the only round-off difference. In the tests the positions are bitwise equal
+//    to the serial ones for most scenes. Non-variational velocity-dependent terms evaluated at a
+//    common time (damping, restitution factor e < 1, friction) may see another rank's same-time
+//    kick earlier or later than the serial order does; the tests use none of them.
+//
+// Collectives per window: one 3-value min reduction and two neighbour exchanges of the ghosted
+// vectors (impulses to the owners, then states to the ghosts). Per epoch: one allgatherv of
+// the owned state and active layers, and new index maps / vectors only if some rank's ghost or
+// boundary set changed. Synchronisation is global (an allreduce), not neighbour-only (spec 6.4
+// A.5): simpler and enough at the rank counts of the tests and benchmarks.
+#include "modules/avi/domain.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <limits>
+
+#include "framework/core/error.hpp"
+#include "framework/la/index_map.hpp"
+#include "modules/avi/ghost_exchange.hpp"
+#include "modules/avi/object_partition.hpp"
+
+namespace kinema::avi {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::int64_t kStateTag = 0x41564931;  // "AVI1": the Domain's checkpoint layout
+constexpr std::int64_t kStateVersion = 2;
+constexpr int kLayerInts = 8;  // kind, a[3], b[3], deepest
+
+void packLayers(const std::vector<ActiveLayers>& layers, std::vector<std::int64_t>& out) {
+  for (const ActiveLayers& l : layers) {
+    out.push_back(static_cast<std::int64_t>(l.key.kind));
+    for (std::int32_t a : l.key.a) out.push_back(a);
+    for (std::int32_t b : l.key.b) out.push_back(b);
+    out.push_back(l.deepest);
+  }
+}
+
+std::vector<ActiveLayers> unpackLayers(const std::int64_t* p, std::size_t count) {
+  std::vector<ActiveLayers> layers(count);
+  for (ActiveLayers& l : layers) {
+    KINEMA_CHECK(p[0] >= 0 && p[0] <= static_cast<std::int64_t>(PairKind::PointPlane),
+                 "avi domain: bad pair kind ", p[0], " in an active-layer record");
+    l.key.kind = static_cast<PairKind>(p[0]);
+    for (int i = 0; i < 3; ++i) l.key.a[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(p[1 + i]);
+    for (int i = 0; i < 3; ++i) l.key.b[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(p[4 + i]);
+    l.deepest = static_cast<int>(p[7]);
+    p += kLayerInts;
+  }
+  return layers;
+}
+
+// Sorted by key, one record per pair (the deepest if several ranks report it).
+void normalise(std::vector<ActiveLayers>& layers) {
+  std::sort(layers.begin(), layers.end(), [](const ActiveLayers& x, const ActiveLayers& y) {
+    if (x.key == y.key) return x.deepest > y.deepest;
+    return x.key < y.key;
+  });
+  layers.erase(std::unique(layers.begin(), layers.end(),
+                           [](const ActiveLayers& x, const ActiveLayers& y) { return x.key == y.key; }),
+               layers.end());
+  layers.erase(std::remove_if(layers.begin(), layers.end(), [](const ActiveLayers& l) { return l.deepest < 1; }),
+               layers.end());
+}
+
+void addCounters(Counters& s, const Counters& c) {
+  s.forceEvents += c.forceEvents;
+  s.penaltyKicks += c.penaltyKicks;
+  s.penaltyZeroTicks += c.penaltyZeroTicks;
+  s.certEvents += c.certEvents;
+  s.certReschedules += c.certReschedules;
+  s.certsFound += c.certsFound;
+  s.activations += c.activations;
+  s.deactivations += c.deactivations;
+  s.broadPhaseRebuilds += c.broadPhaseRebuilds;
+  s.scriptEvents += c.scriptEvents;
+  s.invariantChecks += c.invariantChecks;
+  s.deepestLayer = std::max(s.deepestLayer, c.deepestLayer);
+}
+
+void addShares(TimeShares& s, const TimeShares& c) {
+  s.queue += c.queue;
+  s.broadPhase += c.broadPhase;
+  s.certificates += c.certificates;
+  s.forces += c.forces;
+  s.total += c.total;
+}
+
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The state of every vertex as its owner stores it: position x at its own time t and segment
+// velocity v (lazy drift, vertices.hpp). An epoch starts from this state as is, not drifted to
+// the epoch start, so a restart adds no drift splitting: a vertex's position is only ever
+// updated where the serial run updates it (at its kicks; zero-force ticks and certificates
+// read positions without drifting).
+struct RawState {
+  std::vector<Vec3> x, v;
+  std::vector<double> t;
+};
+
+Scene withState(const Scene& scene, const RawState& st) {
+  Scene s = scene;
+  s.vertices.x = st.x;
+  s.vertices.v = st.v;
+  s.vertices.t = st.t;
+  return s;
+}
+
+}  // namespace
+
+struct Domain::Impl {
+  Comm comm;
+  la::Backend* backend = nullptr;
+  Scene scene;
+  EngineOptions options;
+  int size = 1, rank = 0;
+  double time = 0.0;
+  std::unique_ptr<Engine> engine;
+  DomainStats stats;
+  Counters committed;     // this rank's counters of finished epochs
+  TimeShares shares;      // this rank's time in finished and rolled-back engines
+
+  // ---- partitioned mode ----
+  Partition partition;
+  std::vector<int> objectRank;
+  std::vector<std::vector<std::int32_t>> ownedBy;  // per rank, increasing
+  std::unique_ptr<GhostExchange> ghosts;
+  std::vector<GhostState> lastGhost;  // what the engine holds for each ghost
+  std::vector<Vec3> ghostDv;
+  std::vector<std::pair<int, Vec3>> received;
+  // Epoch start (replicated): the state every replay restarts from.
+  double epochStart = 0.0;
+  RawState state0;
+  std::vector<ActiveLayers> layers0;
+  double epochCap = kInf;  // epoch end imposed by a rollback
+  bool sameOwners = false;  // the partition of this epoch equals the last one
+  // The first error this rank's engine raised in the current window. The window's collectives
+  // still run; the next reduction tells every rank, which then throws the same message.
+  std::exception_ptr failure;
+  template <class F>
+  void guarded(F&& f) {
+    if (failure) return;
+    try {
+      f();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  // Called by every rank after the reduction that found rank `who` failed.
+  [[noreturn]] void rethrowFailure(int who) {
+    std::string msg;
+    bool input = false;
+    if (rank == who) {
+      try {
+        std::rethrow_exception(failure);
+      } catch (const InputError& e) {
+        msg = e.what();
+        input = true;
+      } catch (const std::exception& e) {
+        msg = e.what();
+      } catch (...) {
+        msg = "unknown exception";
+      }
+    }
+    msg = comm.broadcast(std::string(input ? "I" : "E") + msg, who);
+    if (rank == who) std::rethrow_exception(failure);
+    if (msg[0] == 'I') throw InputError(msg.substr(1));
+    throw Error(msg.substr(1));
+  }
+  int stalls = 0;          // consecutive epoch starts / rollbacks without progress
+
+  bool partitioned() const { return size > 1; }
+
+  // ---- replicated state ----
+  // (x, v, t) of every vertex from its owner (collective).
+  void gatherRaw(RawState& st) const {
+    const Vertices& V = engine->vertices();
+    std::vector<double> mine;
+    mine.reserve(ownedBy[static_cast<std::size_t>(rank)].size() * 7);
+    for (std::int32_t a : ownedBy[static_cast<std::size_t>(rank)]) {
+      const auto k = static_cast<std::size_t>(a);
+      mine.insert(mine.end(), V.x[k].data(), V.x[k].data() + 3);
+      mine.insert(mine.end(), V.v[k].data(), V.v[k].data() + 3);
+      mine.push_back(V.t[k]);
+    }
+    const std::vector<double> all = comm.allgatherv(mine);
+    const auto n = static_cast<std::size_t>(V.size());
+    st.x.assign(n, Vec3::Zero());
+    st.v.assign(n, Vec3::Zero());
+    st.t.assign(n, 0.0);
+    std::size_t k = 0;
+    for (const auto& list : ownedBy)
+      for (std::int32_t a : list) {
+        const auto i = static_cast<std::size_t>(a);
+        st.x[i] = Vec3(all[k], all[k + 1], all[k + 2]);
+        st.v[i] = Vec3(all[k + 3], all[k + 4], all[k + 5]);
+        st.t[i] = all[k + 6];
+        k += 7;
+      }
+    KINEMA_CHECK(k == all.size(), "avi domain: gathered ", all.size(), " values, expected ", k);
+  }
+
+  // Positions at T and velocities of every vertex from their owners (collective).
+  void gatherState(double T, std::vector<Vec3>& x, std::vector<Vec3>* v) const {
+    const Vertices& V = engine->vertices();
+    const int per = v ? 6 : 3;
+    std::vector<double> mine;
+    mine.reserve(ownedBy[static_cast<std::size_t>(rank)].size() * static_cast<std::size_t>(per));
+    for (std::int32_t a : ownedBy[static_cast<std::size_t>(rank)]) {
+      const Vec3 xa = V.at(a, T);
+      mine.insert(mine.end(), xa.data(), xa.data() + 3);
+      if (v) mine.insert(mine.end(), V.v[static_cast<std::size_t>(a)].data(), V.v[static_cast<std::size_t>(a)].data() + 3);
+    }
+    const std::vector<double> all = comm.allgatherv(mine);
+    x.assign(static_cast<std::size_t>(V.size()), Vec3::Zero());
+    if (v) v->assign(static_cast<std::size_t>(V.size()), Vec3::Zero());
+    std::size_t k = 0;
+    for (const auto& list : ownedBy)
+      for (std::int32_t a : list) {
+        x[static_cast<std::size_t>(a)] = Vec3(all[k], all[k + 1], all[k + 2]);
+        if (v) (*v)[static_cast<std::size_t>(a)] = Vec3(all[k + 3], all[k + 4], all[k + 5]);
+        k += static_cast<std::size_t>(per);
+      }
+    KINEMA_CHECK(k == all.size(), "avi domain: gathered ", all.size(), " values, expected ", k);
+  }
+
+  // gatherRaw and gatherLayers in one collective: per rank, its owned (x, v, t) then its layer
+  // records (int32 entries, exact as doubles).
+  void gatherEpoch(RawState& st, std::vector<ActiveLayers>& layers) {
+    const double t0 = seconds();
+    const Vertices& V = engine->vertices();
+    std::vector<double> mine;
+    const std::vector<ActiveLayers> own = engine->activeLayers();
+    mine.reserve(ownedBy[static_cast<std::size_t>(rank)].size() * 7 + 1 + own.size() * kLayerInts);
+    for (std::int32_t a : ownedBy[static_cast<std::size_t>(rank)]) {
+      const auto k = static_cast<std::size_t>(a);
+      mine.insert(mine.end(), V.x[k].data(), V.x[k].data() + 3);
+      mine.insert(mine.end(), V.v[k].data(), V.v[k].data() + 3);
+      mine.push_back(V.t[k]);
+    }
+    std::vector<std::int64_t> packed;
+    packLayers(own, packed);
+    mine.push_back(static_cast<double>(own.size()));
+    for (std::int64_t i : packed) mine.push_back(static_cast<double>(i));
+    const std::vector<double> all = comm.allgatherv(mine);
+    const auto n = static_cast<std::size_t>(V.size());
+    st.x.assign(n, Vec3::Zero());
+    st.v.assign(n, Vec3::Zero());
+    st.t.assign(n, 0.0);
+    layers.clear();
+    std::size_t k = 0;
+    std::vector<std::int64_t> ints;
+    for (const auto& list : ownedBy) {
+      KINEMA_CHECK(k + list.size() * 7 < all.size(), "avi domain: short epoch gather");
+      for (std::int32_t a : list) {
+        const auto i = static_cast<std::size_t>(a);
+        st.x[i] = Vec3(all[k], all[k + 1], all[k + 2]);
+        st.v[i] = Vec3(all[k + 3], all[k + 4], all[k + 5]);
+        st.t[i] = all[k + 6];
+        k += 7;
+      }
+      const auto nl = static_cast<std::size_t>(all[k++]);
+      ints.assign(all.begin() + static_cast<std::ptrdiff_t>(k),
+                  all.begin() + static_cast<std::ptrdiff_t>(k + nl * kLayerInts));
+      k += nl * kLayerInts;
+      const std::vector<ActiveLayers> part = unpackLayers(ints.data(), nl);
+      layers.insert(layers.end(), part.begin(), part.end());
+    }
+    KINEMA_CHECK(k == all.size(), "avi domain: gathered ", all.size(), " values, expected ", k);
+    normalise(layers);
+    stats.syncSeconds += seconds() - t0;
+  }
+
+  std::vector<ActiveLayers> gatherLayers() const {
+    std::vector<std::int64_t> mine;
+    packLayers(engine->activeLayers(), mine);
+    const std::vector<std::int64_t> all = comm.allgatherv(mine);
+    std::vector<ActiveLayers> layers = unpackLayers(all.data(), all.size() / kLayerInts);
+    normalise(layers);
+    return layers;
+  }
+
+  // ---- epochs ----
+  void buildEngine() {
+    engine.reset();
+    // The start establishes this rank's pairs only, so it may fail on one rank alone.
+    guarded([&] {
+      engine = std::make_unique<Engine>(withState(scene, state0), options, EngineStart{epochStart, layers0}, &partition);
+    });
+    const std::int64_t who = comm.min(failure ? std::int64_t{rank} : std::int64_t{size});
+    if (who < size) rethrowFailure(static_cast<int>(who));
+    const Engine& e = *engine;
+    std::vector<std::int32_t> published;
+    for (std::int32_t a : e.boundaryVertices())
+      if (partition.owner[static_cast<std::size_t>(a)] == rank) published.push_back(a);
+    const double t0 = seconds();
+    // The vectors and maps of the last epoch serve again if nobody's ghosts or boundary changed
+    // (one reduction instead of building index maps and ghosted vectors).
+    const bool same = ghosts && sameOwners && ghosts->ghosts() == e.ghostVertices() && ghosts->published() == published;
+    if (!comm.all(same))
+      ghosts = std::make_unique<GhostExchange>(comm, *backend, partition.owner, e.ghostVertices(), std::move(published));
+    stats.syncSeconds += seconds() - t0;
+    lastGhost.resize(ghosts->ghosts().size());
+    for (std::size_t i = 0; i < lastGhost.size(); ++i) {
+      const auto g = static_cast<std::size_t>(ghosts->ghosts()[i]);
+      lastGhost[i] = GhostState{e.vertices().x[g], e.vertices().v[g], e.vertices().t[g]};
+    }
+    ghostDv.assign(lastGhost.size(), Vec3::Zero());
+  }
+
+  // Starts an epoch at T from the replicated state (every event <= T processed) and the active
+  // layers.
+  void startEpoch(double T, RawState st, std::vector<ActiveLayers> layers) {
+    if (engine) {
+      addCounters(committed, engine->counters());
+      addShares(shares, engine->timeShares());
+    }
+    stalls = (engine && T <= epochStart) ? stalls + 1 : 0;
+    KINEMA_CHECK(stalls < 64, "avi domain: no progress over 64 epochs at t = ", T,
+                 " (the broad phase expires at once)");
+    engine.reset();
+    epochStart = T;
+    state0 = std::move(st);
+    layers0 = std::move(layers);
+    epochCap = kInf;
+    ObjectPartition p = partitionObjects(scene, layers0, size, objectRank);
+    stats.migrations += p.migrations;
+    objectRank = std::move(p.objectRank);
+    partition.rank = rank;
+    sameOwners = partition.owner == p.owner;
+    partition.owner = std::move(p.owner);
+    ownedBy.assign(static_cast<std::size_t>(size), {});
+    for (std::size_t a = 0; a < partition.owner.size(); ++a)
+      ownedBy[static_cast<std::size_t>(partition.owner[a])].push_back(static_cast<std::int32_t>(a));
+    buildEngine();
+    ++stats.epochs;
+  }
+
+  // Every rank restarts the epoch and replays it with its end moved to `cap`.
+  void rollback(double cap) {
+    addShares(shares, engine->timeShares());
+    stalls = cap <= epochStart ? stalls + 1 : 0;
+    KINEMA_CHECK(stalls < 64, "avi domain: no progress over 64 rollbacks at t = ", epochStart);
+    sameOwners = true;
+    buildEngine();
+    epochCap = cap;
+    time = epochStart;
+    ++stats.rollbacks;
+  }
+
+  // Owners publish (x, v, t) of their boundary vertices; ghosts that changed go to the engine
+  // (which reschedules the certificates reading them).
+  void refreshGhosts() {
+    const double t0 = seconds();
+    ghosts->exchangeStates(engine->vertices());
+    stats.syncSeconds += seconds() - t0;
+    guarded([&] {
+      for (std::size_t i = 0; i < lastGhost.size(); ++i) {
+        const GhostState& g = ghosts->ghostState(i);
+        if (g == lastGhost[i]) continue;
+        engine->setGhostState(ghosts->ghosts()[i], g.x, g.v, g.t);
+        lastGhost[i] = g;
+      }
+    });
+  }
+
+  // Impulses this rank's events at Ts gave to ghosts go to the owners.
+  void exchangeImpulses(double Ts) {
+    ghostDv.assign(ghostDv.size(), Vec3::Zero());
+    guarded([&] { engine->takeGhostImpulses(ghostDv); });
+    // A ghost this rank kicked holds its own kick, not the owner's sum: refresh it whatever the
+    // owner publishes (the sum over ranks may leave the owner's state bitwise unchanged).
+    for (std::size_t i = 0; i < ghostDv.size(); ++i)
+      if (ghostDv[i] != Vec3::Zero()) lastGhost[i].t = std::numeric_limits<double>::quiet_NaN();
+    const double t0 = seconds();
+    ghosts->accumulateImpulses(ghostDv, received);
+    stats.syncSeconds += seconds() - t0;
+    guarded([&] {
+      for (const auto& [a, dv] : received) engine->applyImpulse(a, dv, Ts);
+    });
+  }
+
+
+  // Global minima of four values in one reduction.
+  std::array<double, 4> reduceMin4(std::array<double, 4> x) {
+    const double t0 = seconds();
+    MPI_Allreduce(MPI_IN_PLACE, x.data(), 4, MPI_DOUBLE, MPI_MIN, comm.raw());
+    stats.syncSeconds += seconds() - t0;
+    return x;
+  }
+
+  void advancePartitioned(double T) {
+    // One reduction per window: the next window's end candidate, and (for the window just
+    // processed) the broad-phase expiry and the next event time.
+    bool processed = false;
+    double Ts = time;
+    for (;;) {
+      const auto [candidate, expiry, next, failed] = reduceMin4(
+          {std::min({engine->nextSyncTime(), engine->broadPhaseExpiry(), epochCap, T}),
+           engine->broadPhaseExpiry(), engine->nextEventTime(), failure ? static_cast<double>(rank) : kInf});
+      if (failed < kInf) rethrowFailure(static_cast<int>(failed));
+      if (processed) {
+        processed = false;
+        // A broad phase that expired inside the window invalidates it on every rank.
+        if (expiry < Ts) {
+          rollback(expiry);
+          continue;
+        }
+        time = Ts;
+        if (expiry <= Ts || Ts >= epochCap) {  // epoch end: gather, repartition, new engines
+          RawState st;
+          std::vector<ActiveLayers> layers;
+          gatherEpoch(st, layers);
+          startEpoch(Ts, std::move(st), std::move(layers));
+          if (Ts >= T) break;
+          continue;
+        }
+        if (Ts >= T && next > T) break;
+      }
+      // Window end: the earliest sync event, broad-phase expiry or epoch end over all ranks.
+      Ts = candidate;
+      guarded([&] {
+        engine->processBefore(Ts);  // rank-local events only: no boundary vertex changes
+        KINEMA_CHECK(engine->nextSyncTime() >= Ts, "avi domain: a rank-local event queued a sync event at ",
+                     engine->nextSyncTime(), " before the window end ", Ts);
+        // The ghosts are already current here: nothing touched a boundary vertex since the last
+        // refresh (only sync events do, and they run at window ends), so the refresh before
+        // processAt that spec 6.4 A.4 describes would copy the same values; it is skipped.
+        engine->processAt(Ts);
+      });
+      exchangeImpulses(Ts);
+      refreshGhosts();
+      ++stats.windows;
+      processed = true;
+    }
+    time = T;
+  }
+};
+
+Domain::Domain(Comm comm, la::Backend& backend, Scene scene, const EngineOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& d = *impl_;
+  d.comm = comm;
+  d.backend = &backend;
+  d.size = comm.size();
+  d.rank = comm.rank();
+  d.options = options;
+  d.scene = std::move(scene);
+  if (d.size == 1) {
+    d.engine = std::make_unique<Engine>(d.scene, d.options);
+    return;
+  }
+  {
+    // The ghost exchange needs vectors spanning ranks: the eigen backend is refused with the
+    // framework's message naming the backends that can.
+    auto map = la::IndexMap::uniform(comm, d.size);
+    try {
+      backend.requireUsable(*map);
+    } catch (InputError& e) {
+      e.addContext("avi: the distributed engine (option A of spec 6.4) exchanges ghost vertices "
+                   "through the backend's vectors");
+      throw;
+    }
+  }
+  if (!(options.dyadicBase > 0.0))
+    throw InputError(str("avi: at ", d.size, " ranks every step must lie on a dyadic lattice "
+                         "(avi.integrator.dyadic_base > 0, spec 6.4 A.1), got dyadic_base = ",
+                         options.dyadicBase));
+  const Vertices& V = d.scene.vertices;
+  d.startEpoch(0.0, RawState{V.x, V.v, V.t}, {});
+}
+
+Domain::~Domain() = default;
+
+void Domain::advanceTo(double T) {
+  Impl& d = *impl_;
+  if (!d.partitioned()) {
+    d.engine->advanceTo(T);
+    d.time = d.engine->time();
+    return;
+  }
+  KINEMA_CHECK(T >= d.time, "avi domain: advanceTo(", T, ") before the current time ", d.time);
+  d.advancePartitioned(T);
+}
+
+double Domain::time() const { return impl_->partitioned() ? impl_->time : impl_->engine->time(); }
+
+Measurement Domain::measure(double T) const {
+  const Impl& d = *impl_;
+  if (!d.partitioned()) return d.engine->measure(T);
+  // The replicated state at T, measured by a serial engine on every rank (the same numbers
+  // everywhere without a broadcast). The temporary engine's own start may activate layers early
+  // (a failed certificate): the active-layer counts are those of the run, from the gathered list.
+  RawState st;
+  d.gatherRaw(st);
+  std::vector<ActiveLayers> layers = d.gatherLayers();
+  Engine probe(withState(d.scene, st), d.options, EngineStart{T, layers});
+  Measurement m = probe.measure(T);
+  int deepest = 0;
+  for (const ActiveLayers& l : layers) deepest = std::max(deepest, l.deepest);
+  m.activePerDepth.assign(static_cast<std::size_t>(deepest), 0);
+  for (const ActiveLayers& l : layers)
+    for (int k = 0; k < l.deepest; ++k) ++m.activePerDepth[static_cast<std::size_t>(k)];
+  m.activePairs = static_cast<std::int64_t>(layers.size());
+  return m;
+}
+
+Counters Domain::counters() const {
+  const Impl& d = *impl_;
+  Counters c = d.committed;
+  addCounters(c, d.engine->counters());
+  if (!d.partitioned()) return c;
+  const std::vector<std::int64_t> mine = {c.forceEvents,       c.penaltyKicks,  c.penaltyZeroTicks,
+                                          c.certEvents,        c.certReschedules, c.certsFound,
+                                          c.activations,       c.deactivations, c.broadPhaseRebuilds,
+                                          c.scriptEvents,      c.invariantChecks, c.deepestLayer};
+  const std::vector<std::int64_t> all = d.comm.allgatherv(mine);
+  Counters s;
+  for (std::size_t k = 0; k < all.size(); k += mine.size()) {
+    Counters r;
+    r.forceEvents = all[k];
+    r.penaltyKicks = all[k + 1];
+    r.penaltyZeroTicks = all[k + 2];
+    r.certEvents = all[k + 3];
+    r.certReschedules = all[k + 4];
+    r.certsFound = all[k + 5];
+    r.activations = all[k + 6];
+    r.deactivations = all[k + 7];
+    r.broadPhaseRebuilds = all[k + 8];
+    r.scriptEvents = all[k + 9];
+    r.invariantChecks = all[k + 10];
+    r.deepestLayer = static_cast<int>(all[k + 11]);
+    addCounters(s, r);
+  }
+  // The partitioned engines never rebuild their broad phase: every epoch start is one rebuild.
+  s.broadPhaseRebuilds += d.stats.epochs - 1;
+  return s;
+}
+
+TimeShares Domain::timeShares() const {
+  TimeShares s = impl_->shares;
+  addShares(s, impl_->engine->timeShares());
+  return s;
+}
+
+const DomainStats& Domain::stats() const { return impl_->stats; }
+
+void Domain::gatherPositions(double T, std::vector<Vec3>& x) const {
+  const Impl& d = *impl_;
+  if (!d.partitioned()) {
+    const Vertices& V = d.engine->vertices();
+    x.resize(static_cast<std::size_t>(V.size()));
+    for (int a = 0; a < V.size(); ++a) x[static_cast<std::size_t>(a)] = V.at(a, T);
+    return;
+  }
+  d.gatherState(T, x, nullptr);
+}
+
+// Layout: ints = [tag, version, vertices N, layer records L, engine ints E (0: none),
+//                 L * 8 layer ints, E engine ints];
+//         reals = [time, x (3N), v (3N), t (N): each vertex as its owner stores it, engine reals].
+// At one rank the serial engine's own state is embedded and load() at one rank continues it
+// bitwise; anywhere else load() starts an epoch from the global part (which adds no drift
+// splitting: the positions are not drifted to the save time).
+void Domain::save(EngineState& out) const {
+  const Impl& d = *impl_;
+  const double T = time();
+  RawState st;
+  std::vector<ActiveLayers> layers;
+  EngineState sub;
+  if (d.partitioned()) {
+    d.gatherRaw(st);
+    layers = d.gatherLayers();
+  } else {
+    const Vertices& V = d.engine->vertices();
+    st = RawState{V.x, V.v, V.t};
+    layers = d.engine->activeLayers();
+    normalise(layers);
+    d.engine->save(sub);
+  }
+  const std::size_t n = st.x.size();
+  out.ints = {kStateTag, kStateVersion, static_cast<std::int64_t>(n), static_cast<std::int64_t>(layers.size()),
+              static_cast<std::int64_t>(sub.ints.size())};
+  packLayers(layers, out.ints);
+  out.ints.insert(out.ints.end(), sub.ints.begin(), sub.ints.end());
+  out.reals.clear();
+  out.reals.reserve(1 + 7 * n + sub.reals.size());
+  out.reals.push_back(T);
+  for (const Vec3& p : st.x) out.reals.insert(out.reals.end(), p.data(), p.data() + 3);
+  for (const Vec3& p : st.v) out.reals.insert(out.reals.end(), p.data(), p.data() + 3);
+  out.reals.insert(out.reals.end(), st.t.begin(), st.t.end());
+  out.reals.insert(out.reals.end(), sub.reals.begin(), sub.reals.end());
+}
+
+void Domain::load(const EngineState& in) {
+  Impl& d = *impl_;
+  const auto nv = static_cast<std::int64_t>(d.scene.vertices.size());
+  if (in.ints.size() < 5 || in.ints[0] != kStateTag || in.ints[1] != kStateVersion)
+    throw InputError("avi: the checkpoint state was not written by this version of the avi domain");
+  const std::int64_t N = in.ints[2], L = in.ints[3], E = in.ints[4];
+  if (N != nv) throw InputError(str("avi: the checkpoint holds ", N, " vertices, the scene has ", nv));
+  if (L < 0 || E < 0 || in.ints.size() != static_cast<std::size_t>(5 + L * kLayerInts + E) ||
+      in.reals.size() < static_cast<std::size_t>(1 + 7 * N))
+    throw InputError("avi: the checkpoint state is truncated or inconsistent");
+  const double T = in.reals[0];
+  std::vector<ActiveLayers> layers = unpackLayers(in.ints.data() + 5, static_cast<std::size_t>(L));
+  RawState st;
+  st.x.resize(static_cast<std::size_t>(N));
+  st.v.resize(static_cast<std::size_t>(N));
+  st.t.resize(static_cast<std::size_t>(N));
+  const double* r = in.reals.data() + 1;
+  for (std::int64_t a = 0; a < N; ++a) {
+    const auto i = static_cast<std::size_t>(a);
+    st.x[i] = Vec3(r[3 * a], r[3 * a + 1], r[3 * a + 2]);
+    st.v[i] = Vec3(r[3 * (N + a)], r[3 * (N + a) + 1], r[3 * (N + a) + 2]);
+    st.t[i] = r[6 * N + a];
+    if (!(st.t[i] <= T) || !st.x[i].allFinite() || !st.v[i].allFinite())
+      throw InputError(str("avi: the checkpoint state of vertex ", a, " is not finite or later than its time ", T));
+  }
+  if (!d.partitioned()) {
+    if (d.engine) addShares(d.shares, d.engine->timeShares());
+    if (E > 0) {  // the serial engine's own state: bitwise continuation
+      EngineState sub;
+      sub.ints.assign(in.ints.begin() + 5 + L * kLayerInts, in.ints.end());
+      sub.reals.assign(in.reals.begin() + 1 + 7 * N, in.reals.end());
+      d.engine = std::make_unique<Engine>(d.scene, d.options);
+      d.engine->load(sub);
+    } else {
+      d.engine = std::make_unique<Engine>(withState(d.scene, st), d.options, EngineStart{T, std::move(layers)});
+    }
+    d.time = T;
+    return;
+  }
+  d.time = T;
+  d.startEpoch(T, std::move(st), std::move(layers));
+}
+
+const Scene& Domain::scene() const { return impl_->scene; }
+
+}  // namespace kinema::avi

@@ -1,0 +1,42 @@
+#pragma once
+// Vertex ownership of the distributed AVI (specs/avi.md section 6.4, option A steps 2 and 7):
+// whole objects (scene.objects: a mesh, a particle, a rod) go to ranks, balanced by vertex count,
+// and every contact cluster -- a connected component of the graph whose nodes are objects and
+// whose edges are pairs with at least one active penalty layer -- goes whole to one rank, so deep
+// contact layers (the expensive, lockstep part of the run) never straddle a rank boundary.
+//
+// The result depends only on the scene, the active-layer list and the rank count (no state of a
+// rank enters), so every rank computes the same partition without communication.
+//
+// Rule [CHOICE]: clusters (singletons included) are ordered by their smallest object index and
+// laid out contiguously over the ranks by cumulative vertex count; a cluster goes to the rank in
+// whose share [r N / P, (r + 1) N / P) the midpoint of its vertex range falls. Without contact
+// this is the plain balanced split of the objects in scene order (scene order is usually spatial
+// order, so ranks own compact regions); a cluster sits where its first object was.
+#include <cstdint>
+#include <vector>
+
+#include "modules/avi/engine.hpp"
+#include "modules/avi/scene.hpp"
+
+namespace kinema::avi {
+
+struct ObjectPartition {
+  std::vector<int> objectRank;  // per object
+  std::vector<int> owner;       // per vertex: objectRank[vertices.object[a]]
+  std::vector<int> cluster;     // per object: smallest object index of its contact cluster
+  std::int64_t clusters = 0;    // contact clusters with more than one object
+  std::int64_t migrations = 0;  // objects whose rank differs from `previous` (0 without one)
+};
+
+// The number of objects: max(scene.objects.size(), 1 + largest vertices.object entry).
+int objectCount(const Scene& scene);
+
+// `layers`: the active layers of the whole scene (any order; PointPlane pairs join nothing).
+// `previous`: the last objectRank (may be empty), only to count migrations.
+// Throws InputError if ranks < 1 or a vertex's object index is negative, and Error if a pair
+// names a vertex out of range.
+ObjectPartition partitionObjects(const Scene& scene, const std::vector<ActiveLayers>& layers,
+                                 int ranks, const std::vector<int>& previous = {});
+
+}  // namespace kinema::avi

@@ -1,0 +1,182 @@
+// Object partition of the distributed AVI (specs/avi.md section 6.4 option A steps 2 and 7):
+// whole objects per rank, balanced by vertex count, contact clusters (objects joined by pairs
+// with active layers, transitively) on one rank, the same result for any order of the layer list,
+// migrations counted against the previous partition, clear errors on bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "framework/core/error.hpp"
+#include "test_util.hpp"
+#include "modules/avi/object_partition.hpp"
+
+using namespace kinema;
+using namespace kinema::avi;
+
+namespace {
+
+// A scene with only what the partition reads: objects of the given sizes, laid out in order.
+Scene objectsOfSizes(const std::vector<int>& sizes) {
+  Scene s;
+  int n = 0;
+  for (int k : sizes) n += k;
+  s.vertices.resize(n);
+  int first = 0;
+  for (std::size_t o = 0; o < sizes.size(); ++o) {
+    s.objects.push_back(ObjectInfo{kinema::str("o", o), first, sizes[o]});
+    for (int a = first; a < first + sizes[o]; ++a) s.vertices.object[static_cast<std::size_t>(a)] = static_cast<int>(o);
+    first += sizes[o];
+  }
+  return s;
+}
+
+ActiveLayers pointPoint(int a, int b, int deepest = 1) {
+  ActiveLayers l;
+  l.key.kind = PairKind::PointPoint;
+  l.key.a = {a, -1, -1};
+  l.key.b = {b, -1, -1};
+  l.deepest = deepest;
+  return l;
+}
+
+ActiveLayers edgeEdge(int a0, int a1, int b0, int b1) {
+  ActiveLayers l;
+  l.key.kind = PairKind::EdgeEdge;
+  l.key.a = {a0, a1, -1};
+  l.key.b = {b0, b1, -1};
+  l.deepest = 2;
+  return l;
+}
+
+std::vector<std::int64_t> rankCounts(const ObjectPartition& p, int ranks) {
+  std::vector<std::int64_t> c(static_cast<std::size_t>(ranks), 0);
+  for (int r : p.owner) ++c[static_cast<std::size_t>(r)];
+  return c;
+}
+
+// Every vertex on its object's rank, every rank in range.
+void expectConsistent(const Scene& s, const ObjectPartition& p, int ranks) {
+  ASSERT_EQ(p.owner.size(), static_cast<std::size_t>(s.vertices.size()));
+  ASSERT_EQ(p.objectRank.size(), static_cast<std::size_t>(objectCount(s)));
+  for (int a = 0; a < s.vertices.size(); ++a) {
+    const int o = s.vertices.object[static_cast<std::size_t>(a)];
+    EXPECT_EQ(p.owner[static_cast<std::size_t>(a)], p.objectRank[static_cast<std::size_t>(o)]) << "vertex " << a;
+  }
+  for (int r : p.objectRank) {
+    EXPECT_GE(r, 0);
+    EXPECT_LT(r, ranks);
+  }
+}
+
+}  // namespace
+
+TEST(AviObjectPartition, EqualObjectsSplitEvenlyInSceneOrder) {
+  const Scene s = objectsOfSizes(std::vector<int>(6, 4));
+  for (int ranks : {1, 2, 3, 6}) {
+    const ObjectPartition p = partitionObjects(s, {}, ranks);
+    expectConsistent(s, p, ranks);
+    for (std::int64_t c : rankCounts(p, ranks)) EXPECT_EQ(c, 24 / ranks) << ranks << " ranks";
+    EXPECT_TRUE(std::is_sorted(p.objectRank.begin(), p.objectRank.end())) << "contiguous in scene order";
+    EXPECT_EQ(p.clusters, 0);
+    EXPECT_EQ(p.migrations, 0);  // no previous partition given
+    for (int o = 0; o < 6; ++o) EXPECT_EQ(p.cluster[static_cast<std::size_t>(o)], o);
+  }
+  // More ranks than objects: some ranks own nothing, no rank owns two objects.
+  const ObjectPartition p = partitionObjects(s, {}, 8);
+  expectConsistent(s, p, 8);
+  EXPECT_EQ(std::set<int>(p.objectRank.begin(), p.objectRank.end()).size(), 6u);
+}
+
+TEST(AviObjectPartition, ClustersStayWholeTransitivelyAndPlanesJoinNothing) {
+  const Scene s = objectsOfSizes(std::vector<int>(6, 4));  // object o: vertices 4o .. 4o+3
+  std::vector<ActiveLayers> layers = {
+      pointPoint(1, 22),         // objects 0 and 5
+      edgeEdge(8, 9, 13, 14),    // objects 2 and 3
+      pointPoint(12, 17, 3),     // objects 3 and 4: cluster {2, 3, 4} through 3
+      pointPoint(5, 6, 0),       // deepest 0: joins nothing
+  };
+  ActiveLayers plane;  // vertex 4 (object 1) against plane 20: b[0] is a plane, not vertex 20
+  plane.key.kind = PairKind::PointPlane;
+  plane.key.a = {4, -1, -1};
+  plane.key.b = {20, -1, -1};
+  plane.deepest = 4;
+  layers.push_back(plane);
+
+  for (int ranks : {2, 3}) {
+    const ObjectPartition p = partitionObjects(s, layers, ranks);
+    expectConsistent(s, p, ranks);
+    const auto& r = p.objectRank;
+    EXPECT_EQ(r[0], r[5]) << ranks;
+    EXPECT_EQ(r[2], r[3]) << ranks;
+    EXPECT_EQ(r[3], r[4]) << ranks;
+    EXPECT_EQ(p.cluster, (std::vector<int>{0, 1, 2, 2, 2, 0}));
+    EXPECT_EQ(p.clusters, 2);
+  }
+  // At 2 ranks the cluster {0, 5} (8 vertices) comes first, then {1} (4), then {2, 3, 4} (12):
+  // midpoints 4, 10, 18 of 24 -> ranks 0, 0, 1.
+  const ObjectPartition p2 = partitionObjects(s, layers, 2);
+  EXPECT_EQ(p2.objectRank, (std::vector<int>{0, 0, 1, 1, 1, 0}));
+  EXPECT_EQ(rankCounts(p2, 2), (std::vector<std::int64_t>{12, 12}));
+  // Migrations against the contact-free split {0, 0, 0, 1, 1, 1}: objects 2 and 5 moved.
+  const ObjectPartition base = partitionObjects(s, {}, 2);
+  EXPECT_EQ(base.objectRank, (std::vector<int>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(partitionObjects(s, layers, 2, base.objectRank).migrations, 2);
+  EXPECT_EQ(partitionObjects(s, layers, 2, p2.objectRank).migrations, 0);
+}
+
+TEST(AviObjectPartition, RandomScenesAreBalancedAndOrderIndependent) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::uniform_int_distribution<int> objects(1, 30), size(1, 40);
+    std::vector<int> sizes(static_cast<std::size_t>(objects(rng)));
+    for (int& k : sizes) k = size(rng);
+    const Scene s = objectsOfSizes(sizes);
+    const int nv = s.vertices.size();
+    std::uniform_int_distribution<int> vertex(0, nv - 1);
+    std::vector<ActiveLayers> layers;
+    const int pairs = std::uniform_int_distribution<int>(0, 6)(rng);
+    for (int k = 0; k < pairs; ++k) layers.push_back(pointPoint(vertex(rng), vertex(rng), 1 + k % 3));
+    for (int ranks = 1; ranks <= 4; ++ranks) {
+      const ObjectPartition p = partitionObjects(s, layers, ranks);
+      expectConsistent(s, p, ranks);
+      // Clusters whole: both objects of every pair on one rank.
+      for (const ActiveLayers& l : layers)
+        EXPECT_EQ(p.owner[static_cast<std::size_t>(l.key.a[0])], p.owner[static_cast<std::size_t>(l.key.b[0])]);
+      // Balance: |count_r - N/P| <= largest cluster (the midpoint rule's bound).
+      std::vector<std::int64_t> clusterSize(sizes.size(), 0);
+      for (std::size_t o = 0; o < sizes.size(); ++o) clusterSize[static_cast<std::size_t>(p.cluster[o])] += sizes[o];
+      const double largest = static_cast<double>(*std::max_element(clusterSize.begin(), clusterSize.end()));
+      for (std::int64_t c : rankCounts(p, ranks))
+        EXPECT_LE(std::abs(static_cast<double>(c) - static_cast<double>(nv) / ranks), largest)
+            << "trial " << trial << ", " << ranks << " ranks";
+      // Same partition whatever the order (and duplication) of the layer list.
+      std::vector<ActiveLayers> shuffled = layers;
+      if (!layers.empty()) shuffled.push_back(layers.front());
+      std::shuffle(shuffled.begin(), shuffled.end(), rng);
+      const ObjectPartition q = partitionObjects(s, shuffled, ranks);
+      EXPECT_EQ(q.objectRank, p.objectRank);
+      EXPECT_EQ(q.cluster, p.cluster);
+      EXPECT_EQ(q.clusters, p.clusters);
+    }
+  }
+}
+
+TEST(AviObjectPartition, ObjectsFromVertexTagsAndBadInput) {
+  // No ObjectInfo list: the objects come from vertices.object.
+  Scene s;
+  s.vertices.resize(5);
+  s.vertices.object = {0, 0, 1, 2, 2};
+  EXPECT_EQ(objectCount(s), 3);
+  const ObjectPartition p = partitionObjects(s, {}, 2);
+  expectConsistent(s, p, 2);
+  EXPECT_EQ(p.objectRank, (std::vector<int>{0, 1, 1}));  // midpoints 1, 2.5, 4 of 5
+
+  EXPECT_THROW(partitionObjects(s, {}, 0), InputError);
+  s.vertices.object[3] = -1;
+  const std::string msg = test::messageOf<InputError>([&] { partitionObjects(s, {}, 2); });
+  EXPECT_NE(msg.find("vertex 3"), std::string::npos) << msg;
+  s.vertices.object[3] = 2;
+  EXPECT_THROW(partitionObjects(s, {pointPoint(1, 9)}, 2), Error);
+}
