@@ -1,0 +1,323 @@
+#include "modules/avi/avi_module.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "framework/core/error.hpp"
+#include "framework/core/log.hpp"
+#include "modules/avi/scene_params.hpp"
+
+namespace kinema::avi {
+
+namespace {
+
+double d(std::int64_t x) { return static_cast<double>(x); }
+
+// Events of every kind the engine pops (spec 2.9 MAIN LOOP), for "reschedules per event".
+std::int64_t events(const Counters& c) {
+  return c.forceEvents + c.penaltyKicks + c.penaltyZeroTicks + c.certEvents + c.scriptEvents;
+}
+
+// Largest depth l with a pair whose layer l is active (0: no active layer).
+int deepestActive(const Measurement& m) {
+  for (std::size_t l = m.activePerDepth.size(); l > 0; --l)
+    if (m.activePerDepth[l - 1] > 0) return static_cast<int>(l);
+  return 0;
+}
+
+}  // namespace
+
+AviModule::AviModule() = default;
+AviModule::~AviModule() = default;
+
+void AviModule::declare(ParamSchema& schema) { declareAviParams(schema); }
+
+void AviModule::setup(run::RunContext& ctx) {
+  const Config& c = ctx.config;
+  p_ = readAviParams(c);
+  generator_ = c.getString("avi.scene.generator");
+  if (ctx.comm.size() > 1 && !ctx.backend.distributed())
+    throw InputError(str("avi: a run on ", ctx.comm.size(), " ranks needs a distributed backend (petsc or trilinos); ",
+                         "the scene uses ", ctx.backend.name()));
+  Scene scene = buildScene(c, "avi.scene");
+  sceneName_ = scene.name.empty() ? generator_ : scene.name;
+  // Spec 6.4 option A step 1: every step is dyadic by default, at every rank count, so the result
+  // does not depend on the rank count (README decision 16).
+  if (!p_.dyadicSteps) {
+    if (ctx.comm.size() > 1)
+      throw InputError(str(c.where("avi.integrator.dyadic_steps"), "avi.integrator.dyadic_steps: false needs 1 rank; ",
+                           "the distributed AVI (spec 6.4 option A) needs dyadic steps"));
+    p_.engine.dyadicBase = 0.0;
+  } else if (p_.engine.dyadicBase == 0.0) {
+    p_.engine.dyadicBase = defaultDyadicBase(scene, p_.engine, p_.frameDt);
+    log::info("avi: steps rounded down to the dyadic lattice ", p_.engine.dyadicBase, " 2^-m");
+  }
+  const int n = scene.vertices.size();
+  object_.resize(static_cast<std::size_t>(n));
+  scripted_.resize(static_cast<std::size_t>(n));
+  mass_.resize(static_cast<std::size_t>(n));
+  for (int a = 0; a < n; ++a) {
+    const auto k = static_cast<std::size_t>(a);
+    object_[k] = static_cast<double>(scene.vertices.object[k]);
+    scripted_[k] = scene.vertices.scripted(a) ? 1.0 : 0.0;
+    mass_[k] = scene.vertices.mass[k];
+  }
+  const std::size_t forces = scene.forces.size(), planes = scene.planes.size(), objects = scene.objects.size();
+  domain_ = std::make_unique<Domain>(ctx.comm, ctx.backend, std::move(scene), p_.engine);
+  stepsDone_ = 0;
+  time_ = 0.0;
+  totals_ = Totals{};
+
+  const Measurement m0 = domain_->measure(0.0);
+  energy0_ = m0.total();
+  energyLast_ = energy0_;
+  if (!std::isfinite(energy0_))
+    throw InputError(str("avi: scene ", sceneName_, ": the initial energy is ", energy0_, " (kinetic ", m0.kinetic,
+                         ", elastic ", m0.elastic, ", gravity ", m0.gravity, ", contact ", m0.contact, ")"));
+  previous_ = domain_->counters();
+  previousStats_ = domain_->stats();
+  previousShares_ = domain_->timeShares();
+  log::info("avi: ", sceneName_, " (", generator_, "), ", n, " vertices in ", objects, " objects, ", forces,
+            " potentials, ", planes, " planes, ", m0.candidatePairs, " candidate pairs; ", p_.mode, ", C_safe ",
+            p_.engine.cSafe, ", e ", p_.engine.restitution, ", mu ", p_.engine.friction, "; ", p_.steps,
+            " frames of ", p_.frameDt, " to t = ", p_.endTime, "; ", ctx.comm.size(),
+            ctx.comm.size() == 1 ? " rank" : " ranks", " on ", ctx.backend.name(), "; E(0) = ", energy0_);
+}
+
+void AviModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
+  const Comm& comm = ctx.comm;
+  const double t0 = time_;
+  const double T = frameTime(p_, stepsDone_ + 1);
+  domain_->advanceTo(T);
+  ++stepsDone_;
+  time_ = T;
+
+  // Spec 5.0: everything at the common time T, without disturbing the state.
+  const Measurement m = domain_->measure(T);
+  const Counters c = domain_->counters();
+  const DomainStats st = domain_->stats();
+  const TimeShares ts = domain_->timeShares();
+  const double E = m.total();
+  if (!std::isfinite(E))
+    throw Error(str("avi: the energy at t = ", T, " (step ", stepsDone_, ") is not finite: kinetic ", m.kinetic,
+                    ", elastic ", m.elastic, ", gravity ", m.gravity, ", contact ", m.contact,
+                    "; a step is unstable: lower avi.integrator.c_safe or avi.scene.material_c_safe"));
+  if (m.intersections > 0)
+    throw Error(str("avi: ", m.intersections, " intersecting primitive pair(s) at t = ", T, " (step ", stepsDone_,
+                    ", minimum distance ", m.minDistance, "): a penalty layer activation was missed"));
+  energyLast_ = E;
+
+  // Per-step differences of the cumulative counters (events of this frame interval).
+  const std::int64_t force = c.forceEvents - previous_.forceEvents;
+  const std::int64_t kicks = c.penaltyKicks - previous_.penaltyKicks;
+  const std::int64_t zero = c.penaltyZeroTicks - previous_.penaltyZeroTicks;
+  const std::int64_t certs = c.certEvents - previous_.certEvents;
+  const std::int64_t resched = c.certReschedules - previous_.certReschedules;
+  const std::int64_t script = c.scriptEvents - previous_.scriptEvents;
+  const std::int64_t all = events(c) - events(previous_);
+  const std::int64_t activations = c.activations - previous_.activations;
+  const std::int64_t deactivations = c.deactivations - previous_.deactivations;
+  const std::int64_t rebuilds = c.broadPhaseRebuilds - previous_.broadPhaseRebuilds;
+  const double span = T - t0;
+  const auto rate = [span](std::int64_t k) { return span > 0 ? static_cast<double>(k) / span : 0.0; };
+  totals_.force += force;
+  totals_.kicks += kicks;
+  totals_.zeroTicks += zero;
+  totals_.certExpiries += certs;
+  totals_.reschedules += resched;
+  totals_.script += script;
+  totals_.deepestLayer = std::max({totals_.deepestLayer, c.deepestLayer, deepestActive(m)});
+
+  // Domain statistics: the same on every rank by construction; the max makes the row identical anyway.
+  const std::int64_t windows = comm.max(st.windows - previousStats_.windows);
+  const std::int64_t rollbacks = comm.max(st.rollbacks - previousStats_.rollbacks);
+  const std::int64_t epochs = comm.max(st.epochs - previousStats_.epochs);
+  const std::int64_t migrations = comm.max(st.migrations - previousStats_.migrations);
+  const double sync = comm.max(st.syncSeconds - previousStats_.syncSeconds);
+  const double wQueue = comm.max(ts.queue - previousShares_.queue);
+  const double wBroad = comm.max(ts.broadPhase - previousShares_.broadPhase);
+  const double wCert = comm.max(ts.certificates - previousShares_.certificates);
+  const double wForce = comm.max(ts.forces - previousShares_.forces);
+  const double wTotal = comm.max(ts.total - previousShares_.total);
+  previous_ = c;
+  previousStats_ = st;
+  previousShares_ = ts;
+
+  std::int64_t deeper = 0;
+  for (std::size_t l = kLayerColumns; l < m.activePerDepth.size(); ++l) deeper += m.activePerDepth[l];
+  io::Diagnostics::Row mine = {{"kinetic_energy", m.kinetic},
+                               {"elastic_energy", m.elastic},
+                               {"gravity_energy", m.gravity},
+                               {"contact_energy", m.contact},
+                               {"total_energy", E},
+                               {"energy_change", E - energy0_},
+                               {"momentum_x", m.momentum[0]},
+                               {"momentum_y", m.momentum[1]},
+                               {"momentum_z", m.momentum[2]},
+                               {"angular_momentum_x", m.angularMomentum[0]},
+                               {"angular_momentum_y", m.angularMomentum[1]},
+                               {"angular_momentum_z", m.angularMomentum[2]},
+                               {"min_distance", m.candidatePairs > 0 && std::isfinite(m.minDistance) ? m.minDistance : -1.0},
+                               {"intersections", d(m.intersections)},
+                               {"candidate_pairs", d(m.candidatePairs)},
+                               {"active_pairs", d(m.activePairs)}};
+  for (int l = 1; l <= kLayerColumns; ++l) {
+    const auto k = static_cast<std::size_t>(l - 1);
+    mine.emplace_back(str("layers_", l), k < m.activePerDepth.size() ? d(m.activePerDepth[k]) : 0.0);
+  }
+  const io::Diagnostics::Row tail = {{"layers_deeper", d(deeper)},
+                                     {"deepest_layer", static_cast<double>(deepestActive(m))},
+                                     {"deepest_layer_run", static_cast<double>(totals_.deepestLayer)},
+                                     {"events", d(all)},
+                                     {"rate_force", rate(force)},
+                                     {"rate_penalty_kick", rate(kicks)},
+                                     {"rate_penalty_zero", rate(zero)},
+                                     {"rate_cert_expiry", rate(certs)},
+                                     {"rate_reschedule", rate(resched)},
+                                     {"rate_script", rate(script)},
+                                     {"reschedules_per_event", all > 0 ? static_cast<double>(resched) / d(all) : 0.0},
+                                     {"activations", d(activations)},
+                                     {"deactivations", d(deactivations)},
+                                     {"broad_phase_rebuilds", d(rebuilds)},
+                                     {"epochs", d(epochs)},
+                                     {"windows", d(windows)},
+                                     {"rollbacks", d(rollbacks)},
+                                     {"migrations", d(migrations)},
+                                     {"wall_sync", sync},
+                                     {"wall_queue", wQueue},
+                                     {"wall_broad_phase", wBroad},
+                                     {"wall_certificates", wCert},
+                                     {"wall_forces", wForce},
+                                     {"wall_events", wTotal}};
+  row.insert(row.end(), mine.begin(), mine.end());
+  row.insert(row.end(), tail.begin(), tail.end());
+}
+
+void AviModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
+  const Comm& comm = ctx.comm;
+  domain_->gatherPositions(time_, x_);  // collective: every vertex on every rank
+  const std::int64_t n = static_cast<std::int64_t>(x_.size());
+  // This rank writes an even share of the rows (the scene order does not depend on the rank count).
+  const std::int64_t r0 = n * comm.rank() / comm.size(), r1 = n * (comm.rank() + 1) / comm.size();
+  positions_.resize(static_cast<std::size_t>(3 * (r1 - r0)));
+  for (std::int64_t a = r0; a < r1; ++a)
+    for (int k = 0; k < 3; ++k) positions_[static_cast<std::size_t>(3 * (a - r0) + k)] = x_[static_cast<std::size_t>(a)][k];
+
+  // The meshes' topology, once per frames file (the frame writer has no triangle mesh kind).
+  io::H5File& f = frames.file();
+  const Scene& s = domain_->scene();
+  if (!s.drawTriangles.empty() && !f.exists("/avi/mesh/triangles")) {
+    std::vector<std::int64_t> tri;
+    tri.reserve(3 * s.drawTriangles.size());
+    for (const Eigen::Vector3i& t : s.drawTriangles) tri.insert(tri.end(), {t[0], t[1], t[2]});
+    f.writeArray("/avi/mesh/triangles", {static_cast<std::uint64_t>(s.drawTriangles.size()), 3}, tri);
+  }
+  if (!s.drawEdges.empty() && !f.exists("/avi/mesh/segments")) {
+    std::vector<std::int64_t> seg;
+    seg.reserve(2 * s.drawEdges.size());
+    for (const Eigen::Vector2i& e : s.drawEdges) seg.insert(seg.end(), {e[0], e[1]});
+    f.writeArray("/avi/mesh/segments", {static_cast<std::uint64_t>(s.drawEdges.size()), 2}, seg);
+  }
+
+  io::PointSet points;
+  points.globalCount = n;
+  points.rowOffset = r0;
+  points.positions = positions_;
+  frames.beginFrame(time_, points);
+  const auto slice = [&](const std::vector<double>& v) {
+    return std::span<const double>(v.data() + r0, static_cast<std::size_t>(r1 - r0));
+  };
+  frames.addField("object", slice(object_));
+  frames.addField("scripted", slice(scripted_));
+  frames.addField("mass", slice(mass_));
+  frames.endFrame();
+}
+
+void AviModule::saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const {
+  const Comm& comm = ctx.comm;
+  EngineState state;
+  domain_->save(state);  // collective: the global state, the same on every rank
+  const auto nr = static_cast<std::int64_t>(state.reals.size()), ni = static_cast<std::int64_t>(state.ints.size());
+  if (comm.min(nr) != comm.max(nr) || comm.min(ni) != comm.max(ni))
+    throw Error(str("avi: Domain::save returned ", nr, " reals and ", ni, " ints on rank ", comm.rank(),
+                    " but other sizes elsewhere; the checkpoint state must be the same on every rank"));
+  out.writeString("avi_scene", sceneName_);
+  out.writeString("avi_generator", generator_);
+  out.writeInt("avi_vertices", static_cast<std::int64_t>(object_.size()));
+  out.writeInt("avi_ranks", comm.size());
+  out.writeInt("avi_step", stepsDone_);
+  out.writeReal("avi_time", time_);
+  out.writeReal("avi_energy0", energy0_);
+  out.writeReal("avi_energy_last", energyLast_);
+  out.writeReal("avi_dyadic_base", p_.engine.dyadicBase);
+  out.writeInt("avi_events_force", totals_.force);
+  out.writeInt("avi_events_kicks", totals_.kicks);
+  out.writeInt("avi_events_zero_ticks", totals_.zeroTicks);
+  out.writeInt("avi_events_cert", totals_.certExpiries);
+  out.writeInt("avi_events_reschedules", totals_.reschedules);
+  out.writeInt("avi_events_script", totals_.script);
+  out.writeInt("avi_deepest_layer", totals_.deepestLayer);
+  out.writeInt("avi_state_reals", nr);
+  out.writeInt("avi_state_ints", ni);
+  auto& f = out.file();
+  if (nr > 0) f.writeArray("/avi/state/reals", {static_cast<std::uint64_t>(nr)}, state.reals);
+  if (ni > 0) f.writeArray("/avi/state/ints", {static_cast<std::uint64_t>(ni)}, state.ints);
+}
+
+void AviModule::loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) {
+  const std::string where = in.path();
+  const std::int64_t vertices = static_cast<std::int64_t>(object_.size());
+  if (in.readString("avi_generator") != generator_ || in.readString("avi_scene") != sceneName_ ||
+      in.readInt("avi_vertices") != vertices)
+    throw InputError(str(where, ": checkpoint of scene ", in.readString("avi_scene"), " (",
+                         in.readString("avi_generator"), ") with ", in.readInt("avi_vertices"),
+                         " vertices, but the scene is ", sceneName_, " (", generator_, ") with ", vertices, " vertices"));
+  EngineState state;
+  const std::int64_t nr = in.readInt("avi_state_reals"), ni = in.readInt("avi_state_ints");
+  if (nr > 0) state.reals = in.file().readAll("/avi/state/reals");
+  if (ni > 0) state.ints = in.file().readAllInt("/avi/state/ints");
+  if (static_cast<std::int64_t>(state.reals.size()) != nr || static_cast<std::int64_t>(state.ints.size()) != ni)
+    throw InputError(str(where, ": /avi/state holds ", state.reals.size(), " reals and ", state.ints.size(),
+                         " ints, expected ", nr, " and ", ni));
+  const double base = in.readReal("avi_dyadic_base");
+  if (base != p_.engine.dyadicBase)
+    log::warn("avi: ", where, " was written at ", in.readInt("avi_ranks"), " rank(s) with dyadic base ", base,
+              ", this run uses ", p_.engine.dyadicBase, " at ", ctx.comm.size(),
+              " rank(s): it continues as a valid AVI with other steps, not the same trajectory (set "
+              "avi.integrator.dyadic_base=", base, " to keep them)");
+  domain_->load(state);
+  stepsDone_ = static_cast<long>(in.readInt("avi_step"));
+  time_ = in.readReal("avi_time");
+  energy0_ = in.readReal("avi_energy0");
+  energyLast_ = in.readReal("avi_energy_last");
+  totals_.force = in.readInt("avi_events_force");
+  totals_.kicks = in.readInt("avi_events_kicks");
+  totals_.zeroTicks = in.readInt("avi_events_zero_ticks");
+  totals_.certExpiries = in.readInt("avi_events_cert");
+  totals_.reschedules = in.readInt("avi_events_reschedules");
+  totals_.script = in.readInt("avi_events_script");
+  totals_.deepestLayer = static_cast<int>(in.readInt("avi_deepest_layer"));
+  previous_ = domain_->counters();
+  previousStats_ = domain_->stats();
+  previousShares_ = domain_->timeShares();
+}
+
+std::string AviModule::summary() const {
+  if (!domain_) return "";
+  const double all = d(totals_.force + totals_.kicks + totals_.zeroTicks + totals_.certExpiries + totals_.script);
+  const double drift = energy0_ != 0.0 ? (energyLast_ - energy0_) / std::abs(energy0_) : energyLast_ - energy0_;
+  const DomainStats& st = domain_->stats();
+  std::string s = str("avi: ", sceneName_, ", ", object_.size(), " vertices; ", stepsDone_, " frames to t = ", time_,
+                      "; energy ", energy0_, " -> ", energyLast_, " (", energy0_ != 0.0 ? "relative " : "absolute ",
+                      "change ", drift, "); deepest layer ", totals_.deepestLayer, "; events: force ", totals_.force,
+                      ", penalty kicks ", totals_.kicks, ", penalty zero ticks ", totals_.zeroTicks,
+                      ", certificate expiries ", totals_.certExpiries, ", script ", totals_.script,
+                      ", certificate reschedules ", totals_.reschedules, " (",
+                      all > 0 ? d(totals_.reschedules) / all : 0.0, " per event); intersections 0");
+  if (domain_->scene().vertices.size() > 0 && st.windows > 0)
+    s += str("; domain: ", st.epochs, " epochs, ", st.windows, " windows, ", st.rollbacks, " rollbacks, ",
+             st.migrations, " migrations");
+  return s;
+}
+
+}  // namespace kinema::avi

@@ -1,0 +1,142 @@
+#include "modules/avi/avi_params.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "framework/core/error.hpp"
+#include "modules/avi/penalty_layer.hpp"
+#include "modules/avi/scene_params.hpp"
+
+namespace kinema::avi {
+
+namespace {
+
+constexpr long kMaxSteps = 100000000;  // frames of one run (diagnostics rows)
+
+// "file:line: " of a key the user set, or "" for a default.
+std::string at(const Config& c, const std::string& key) {
+  const std::string w = c.where(key);
+  return w.empty() ? "" : w + ": ";
+}
+
+}  // namespace
+
+void declareAviParams(ParamSchema& s) {
+  const EngineOptions d;
+  s.addReal("avi.end_time", 1.0, Range::positive(), "simulated time to reach (scene units, e.g. s)");
+  s.addReal("avi.frame_dt", 0.01, Range::positive(),
+            "interval between common times: one runner step, one diagnostics row (energy, momentum, layers, "
+            "event rates measured at n frame_dt without disturbing the state, spec 5.0), one frame / checkpoint "
+            "opportunity; the last step ends exactly at end_time");
+
+  s.addReal("avi.integrator.c_safe", d.cSafe, Range::leftOpen(0.0, 1.0),
+            "layer step safety C_safe: layer l of a pair ticks with h_l = C_safe sqrt(m_min / (4 k)) l^-3/2 "
+            "(spec 2.2, 2.9), m_min the smallest free vertex mass of the pair; h_1 omega_1 <= C_safe");
+  s.addReal("avi.integrator.restitution", d.restitution, Range::closed(0.0, 1.0),
+            "coefficient of restitution e (spec 3.1): penalty ticks scale their impulse by e while the pair "
+            "separates, by 1 while it approaches; 1 = conservative");
+  s.addReal("avi.integrator.friction", d.friction, Range::nonNegative(),
+            "Coulomb kinetic friction coefficient mu (spec 3.2): every non-zero penalty kick adds a tangential "
+            "impulse min(mu J_n, m_t |v_t|) against the sliding velocity, per layer; no static friction");
+  s.addReal("avi.integrator.tau_min_factor", d.tauMinFactor, Range::positive(),
+            "minimum useful certificate lifetime tau_min = tau_min_factor h_j, h_j the step of the guarded layer "
+            "(spec 2.5, 2.9 ESTABLISH): a shorter-lived separating slab activates the layer instead");
+  s.addInt("avi.integrator.max_layer", d.maxLayer, Range::closed(1, 1000000),
+           "deepest penalty layer allowed; a pair needing a deeper one stops the run with an error (energy out "
+           "of bounds: B(d) ~ (4/3) k eta^4 / d^2 exceeds any finite energy only as d -> 0)");
+  s.addChoice("avi.integrator.mode", d.bruteForce ? "brute_force" : "certificates", {"certificates", "brute_force"},
+              "certificates: layers activated and retired by separating-slab certificates (spec 2.5, 2.9); "
+              "brute_force: layers 1..brute_force_layers of every candidate pair always on the queue, no "
+              "certificates (the reference of spec 5.2 C1 / C2)");
+  s.addInt("avi.integrator.brute_force_layers", d.bruteForceLayers, Range::closed(1, 1000000),
+           "brute_force mode: layers per candidate pair kept on the queue (must cover the deepest layer the "
+           "scene reaches, or contact is lost)");
+  s.addBool("avi.integrator.debug_invariant", d.debugInvariant,
+            "check the certificate invariant of spec 2.9 (every layer queued or guarded by a valid certificate) "
+            "after every event (spec 5.2 C3); slow, for tests");
+  s.addBool("avi.integrator.restart_clocks", d.restartClocks,
+            "NEGATIVE TEST ONLY (spec 4.1 exp. 3, 5.3 E2): an activated layer ticks first at the activation time "
+            "instead of on its lattice j h_l; violates clock integrity and makes the energy grow");
+  s.addReal("avi.integrator.uniform_step", d.uniformStep, Range::nonNegative(),
+            "> 0: every potential (material, gravity and every penalty layer) uses this one step: the "
+            "synchronous variational integrator (leapfrog) baseline; 0: each its own step (AVI)");
+  s.addBool("avi.integrator.dyadic_steps", true,
+            "round every step down to dyadic_base 2^-m (spec 6.4 option A step 1), at every rank count, so a "
+            "run gives the same result at 1, 2 or 3 ranks; false keeps the steps as they are (1 rank only)");
+  s.addReal("avi.integrator.dyadic_base", d.dyadicBase, Range::nonNegative(),
+            "base of the dyadic steps: > 0 this value; 0 the largest step of the run (material, gravity or "
+            "layer 1 of the heaviest vertex; uniform_step if set), logged at setup");
+
+  s.addChoice("avi.broad_phase.method", d.broadPhase, {"hash", "all"},
+              "candidate pairs (spec 2.3, 2.10): hash = spatial hash of the primitives' boxes grown by the "
+              "margin (framework/geometry; a documented alternative to the paper's BVH + separation lists), "
+              "all = every pair (tiny scenes, tests)");
+  s.addReal("avi.broad_phase.margin", d.margin, Range::nonNegative(),
+            "broad-phase margin delta: pairs within 2 eta + delta are candidates, valid until some vertex has "
+            "moved delta / 2 since the last rebuild; 0 = 2 eta");
+
+  declareSceneParams(s, "avi.scene");
+}
+
+AviParams readAviParams(const Config& c) {
+  AviParams p;
+  EngineOptions& o = p.engine;
+  p.endTime = c.getReal("avi.end_time");
+  p.frameDt = c.getReal("avi.frame_dt");
+  o.cSafe = c.getReal("avi.integrator.c_safe");
+  o.restitution = c.getReal("avi.integrator.restitution");
+  o.friction = c.getReal("avi.integrator.friction");
+  o.tauMinFactor = c.getReal("avi.integrator.tau_min_factor");
+  o.maxLayer = static_cast<int>(c.getInt("avi.integrator.max_layer"));
+  p.mode = c.getString("avi.integrator.mode");
+  o.bruteForce = p.mode == "brute_force";
+  o.bruteForceLayers = static_cast<int>(c.getInt("avi.integrator.brute_force_layers"));
+  o.debugInvariant = c.getBool("avi.integrator.debug_invariant");
+  o.restartClocks = c.getBool("avi.integrator.restart_clocks");
+  o.uniformStep = c.getReal("avi.integrator.uniform_step");
+  o.dyadicBase = c.getReal("avi.integrator.dyadic_base");
+  p.dyadicSteps = c.getBool("avi.integrator.dyadic_steps");
+  if (!p.dyadicSteps && c.isSet("avi.integrator.dyadic_base"))
+    throw InputError(str(c.where("avi.integrator.dyadic_base"),
+                         "avi.integrator.dyadic_base is set but avi.integrator.dyadic_steps is false"));
+  o.broadPhase = c.getString("avi.broad_phase.method");
+  o.margin = c.getReal("avi.broad_phase.margin");
+
+  // Cross-key checks: each names the key the user set and where.
+  if (!o.bruteForce && c.isSet("avi.integrator.brute_force_layers"))
+    throw InputError(str(at(c, "avi.integrator.brute_force_layers"),
+                         "avi.integrator.brute_force_layers is set but avi.integrator.mode is certificates; set "
+                         "avi.integrator.mode: brute_force or remove it"));
+  if (o.bruteForce && o.bruteForceLayers > o.maxLayer)
+    throw InputError(str(at(c, "avi.integrator.brute_force_layers"), "avi.integrator.brute_force_layers = ",
+                         o.bruteForceLayers, " exceeds avi.integrator.max_layer = ", o.maxLayer));
+  if (o.bruteForce && o.restartClocks)
+    throw InputError(str(at(c, "avi.integrator.restart_clocks"),
+                         "avi.integrator.restart_clocks needs avi.integrator.mode: certificates (in brute_force "
+                         "mode no layer is ever activated, so there is no clock to restart)"));
+  const double frames = p.endTime / p.frameDt;
+  if (!(frames <= static_cast<double>(kMaxSteps)))
+    throw InputError(str(at(c, c.isSet("avi.frame_dt") ? "avi.frame_dt" : "avi.end_time"), "avi.end_time / avi.frame_dt = ",
+                         p.endTime, " / ", p.frameDt, " gives ", frames, " runner steps, more than ", kMaxSteps,
+                         "; raise avi.frame_dt"));
+  // The 1e-9 slack keeps end_time = N frame_dt at N steps despite rounding (1 / 0.01 = 100.000...01).
+  p.steps = std::max(1L, static_cast<long>(std::ceil(frames - 1e-9)));
+  return p;
+}
+
+double frameTime(const AviParams& p, long n) {
+  return n >= p.steps ? p.endTime : static_cast<double>(n) * p.frameDt;
+}
+
+double defaultDyadicBase(const Scene& scene, const EngineOptions& o, double frameDt) {
+  if (o.uniformStep > 0) return o.uniformStep;
+  double base = 0.0;
+  for (const ForceElement& e : scene.forces) base = std::max(base, e.h);
+  double mMax = 0.0;
+  for (int a = 0; a < scene.vertices.size(); ++a)
+    if (!scene.vertices.scripted(a)) mMax = std::max(mMax, scene.vertices.mass[static_cast<std::size_t>(a)]);
+  if (mMax > 0 && scene.k > 0) base = std::max(base, layerStep(o.cSafe, mMax, scene.k, 1));
+  return base > 0 && std::isfinite(base) ? base : frameDt;
+}
+
+}  // namespace kinema::avi
