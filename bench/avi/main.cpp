@@ -58,6 +58,7 @@
 #include "modules/avi/scene_assembly.hpp"
 #include "modules/avi/scene_params.hpp"
 #include "bench/common/bench_util.hpp"
+#include "bench/common/idle_barrier.hpp"
 
 namespace kinema {
 void registerBuiltins();
@@ -70,6 +71,7 @@ namespace {
 
 using bench::fmt;
 using bench::now;
+using bench::idleBarrier;
 using bench::splitList;
 std::string sci(double v) { return fmt("%.2e", v); }
 
@@ -79,16 +81,6 @@ void check(bool ok, const std::string& what) {
   if (!ok) {
     ++failures;
     std::cout << "CHECK FAILED: " << what << "\n" << std::flush;
-  }
-}
-// The ranks that wait while rank 0 runs a part alone sleep instead of spinning.
-void idleBarrier(const Comm& comm) {
-  MPI_Request req;
-  MPI_Ibarrier(comm.raw(), &req);
-  for (int done = 0;;) {
-    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (done) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 void progress(const std::string& s) { std::cout << "[" << fmt("%.0f", now()) << "] " << s << "\n" << std::flush; }

@@ -60,6 +60,7 @@
 #include "modules/bdem/integrator_options.hpp"
 #include "modules/bdem/scene_builder.hpp"
 #include "bench/common/bench_util.hpp"
+#include "bench/common/idle_barrier.hpp"
 
 namespace kinema {
 void registerBuiltins();
@@ -72,6 +73,7 @@ namespace {
 
 using bench::fmt;
 using bench::splitList;
+using bench::idleBarrier;
 using bench::now;
 std::string sci(double v) { return fmt("%.2e", v); }
 
@@ -88,17 +90,6 @@ void check(bool ok, const std::string& what) {
   if (!ok) {
     ++failures;
     std::cout << "CHECK FAILED: " << what << "\n" << std::flush;
-  }
-}
-// A barrier that sleeps instead of spinning: the ranks that wait while rank 0 runs a section alone
-// leave the core to it (and to other jobs) even when MPI busy-polls and the machine is oversubscribed.
-void idleBarrier(const Comm& comm) {
-  MPI_Request req;
-  MPI_Ibarrier(comm.raw(), &req);
-  for (int done = 0;;) {
-    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (done) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 

@@ -8,39 +8,13 @@
 #include <new>
 #include <random>
 
+#include "allocation_counter.hpp"
 #include "framework/geometry/contact_graph.hpp"
 #include "framework/geometry/narrow_phase.hpp"
 #include "framework/geometry/spatial_hash.hpp"
 #include "framework/geometry/sweep_and_prune.hpp"
 
-namespace {
-std::atomic<long> g_allocations{0};
-
-void* countedAlloc(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* countedAlignedAlloc(std::size_t n, std::align_val_t a) {
-  ++g_allocations;
-  const auto align = static_cast<std::size_t>(a);
-  if (void* p = std::aligned_alloc(align, (n + align - 1) / align * align)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t n) { return countedAlloc(n); }
-void* operator new[](std::size_t n) { return countedAlloc(n); }
-void* operator new(std::size_t n, std::align_val_t a) { return countedAlignedAlloc(n, a); }
-void* operator new[](std::size_t n, std::align_val_t a) { return countedAlignedAlloc(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+using kinema::test::g_allocations;
 
 using namespace kinema::geometry;
 
