@@ -86,12 +86,7 @@ Scene buildClothSpikes(const Context& c) {
   const int ny = c.integer("resolution");
   const int nx = std::max(1, static_cast<int>(std::lround(ny * L / W)));
   ShellOptions cloth;
-  cloth.material.arealDensity = c.real("areal_density");
-  cloth.material.stretch = c.real("stretch");
-  cloth.material.bend = c.real("bend");
-  cloth.material.poisson = c.real("poisson");
-  cloth.material.stretchDamping = c.real("stretch_damping");
-  cloth.material.bendDamping = c.real("bend_damping");
+  cloth.material = shellMaterial(c);
   const double drop = c.real("drop_height");
   const int nc = c.integer("cloths");
   const bool pull = c.flag("pull");

@@ -67,12 +67,7 @@ Scene buildTrashCompactor(const Context& c) {
   if (c.flag("lid")) s.planes.push_back(Plane{-Vec3::UnitZ(), -Hz});
   // Objects.
   ShellOptions o;
-  o.material.arealDensity = c.real("areal_density");
-  o.material.stretch = c.real("stretch");
-  o.material.bend = c.real("bend");
-  o.material.poisson = c.real("poisson");
-  o.material.stretchDamping = c.real("stretch_damping");
-  o.material.bendDamping = c.real("bend_damping");
+  o.material = shellMaterial(c);
   const int n = c.integer("objects");
   const double r = c.real("object_radius");
   const double pitch = (Lx - 2.0) / n;

@@ -10,6 +10,7 @@
 #include "framework/core/params.hpp"
 #include "modules/avi/scene.hpp"
 #include "modules/avi/scene_assembly.hpp"
+#include "modules/avi/shell_builder.hpp"
 
 namespace kinema::avi::scenes {
 
@@ -96,5 +97,18 @@ Scene buildClothSpikes(const Context& c);
 Scene buildTrashCompactor(const Context& c);
 Scene buildRodKnot(const Context& c);
 Scene buildMesh(const Context& c);
+
+// The shell material of a generator that declares areal_density, stretch, bend, poisson,
+// stretch_damping and bend_damping (cloth, compactor, two shells, mesh).
+inline ShellMaterial shellMaterial(const Context& c) {
+  ShellMaterial m;
+  m.arealDensity = c.real("areal_density");
+  m.stretch = c.real("stretch");
+  m.bend = c.real("bend");
+  m.poisson = c.real("poisson");
+  m.stretchDamping = c.real("stretch_damping");
+  m.bendDamping = c.real("bend_damping");
+  return m;
+}
 
 }  // namespace kinema::avi::scenes

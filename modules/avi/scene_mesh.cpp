@@ -43,12 +43,7 @@ Scene buildMesh(const Context& c) {
   for (const Eigen::Vector2i& e : meshEdges(m.faces)) shortest = std::min(shortest, (m.vertices[e[0]] - m.vertices[e[1]]).norm());
   ShellOptions o;
   o.name = std::filesystem::path(path).stem().string();
-  o.material.arealDensity = c.real("areal_density");
-  o.material.stretch = c.real("stretch");
-  o.material.bend = c.real("bend");
-  o.material.poisson = c.real("poisson");
-  o.material.stretchDamping = c.real("stretch_damping");
-  o.material.bendDamping = c.real("bend_damping");
+  o.material = shellMaterial(c);
   o.velocity = c.vec("velocity");
   o.scripted = c.flag("scripted");
   addShell(s, m, o, c.steps(0.0));

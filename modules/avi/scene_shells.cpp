@@ -163,12 +163,7 @@ Scene buildTwoShells(const Context& c) {
   Scene s;
   s.name = "two_shells";
   ShellOptions o;
-  o.material.arealDensity = c.real("areal_density");
-  o.material.stretch = c.real("stretch");
-  o.material.bend = c.real("bend");
-  o.material.poisson = c.real("poisson");
-  o.material.stretchDamping = c.real("stretch_damping");
-  o.material.bendDamping = c.real("bend_damping");
+  o.material = shellMaterial(c);
   const StepRule steps = c.steps(0.0);
   const double R = c.real("radius"), v = c.real("speed"), gap = c.real("gap");
   for (int side = 0; side < 2; ++side) {
