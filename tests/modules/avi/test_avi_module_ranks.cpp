@@ -111,19 +111,8 @@ const std::vector<double>& col(const Table& t, const std::string& name) {
   return t[static_cast<std::size_t>(std::find(c.begin(), c.end(), name) - c.begin())];
 }
 
-std::vector<std::vector<double>> framePositions(const std::string& dir) {
-  io::H5File f(dir + "/frames.h5", io::H5File::Mode::read, Comm::world());
-  std::vector<std::vector<double>> out;
-  for (const std::string& k : f.children("/frames")) out.push_back(f.readAll("/frames/" + k + "/positions"));
-  return out;
-}
-
-double maxDiff(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double d = 0;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, std::abs(a[i] - b[i]));
-  return d;
-}
+using test::framePositions;
+using test::maxDiff;
 
 double extent(const std::vector<double>& x) {
   double lo = 0, hi = 0;
