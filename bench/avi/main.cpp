@@ -70,20 +70,15 @@ using namespace kinema::avi;
 namespace {
 
 using bench::fmt;
+using bench::check;
+using bench::failures;
+using bench::progress;
 using bench::now;
 using bench::idleBarrier;
 using bench::splitList;
 std::string sci(double v) { return fmt("%.2e", v); }
 
 std::ostringstream md;  // the report (rank 0), printed and optionally written as markdown
-int failures = 0;
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    ++failures;
-    std::cout << "CHECK FAILED: " << what << "\n" << std::flush;
-  }
-}
-void progress(const std::string& s) { std::cout << "[" << fmt("%.0f", now()) << "] " << s << "\n" << std::flush; }
 
 // Deterministic uniform numbers in [0, 1) (splitmix64), for the nets.
 struct Rng {

@@ -72,13 +72,15 @@ using namespace kinema::bdem;
 namespace {
 
 using bench::fmt;
+using bench::check;
+using bench::failures;
+using bench::progress;
 using bench::splitList;
 using bench::idleBarrier;
 using bench::now;
 std::string sci(double v) { return fmt("%.2e", v); }
 
 std::ostringstream md;  // the report (rank 0), printed and optionally written as markdown
-int failures = 0;
 bool verboseFrames = false;
 // Table 2 loading (overridable for calibration): indenter speed, frame length, frames run.
 double t2Speed = 0.05, t2Frame = 1.0 / 600;
@@ -86,14 +88,7 @@ bool t2TensionOnly = true;
 long t2Frames = 50;
 double linearRadius = 0.005;  // section 5's beam drape particle radius (full mode)
 std::vector<std::string> t2Res;
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    ++failures;
-    std::cout << "CHECK FAILED: " << what << "\n" << std::flush;
-  }
-}
 
-void progress(const std::string& s) { std::cout << "[" << fmt("%.0f", now()) << "] " << s << "\n" << std::flush; }
 
 // ---- running a scene --------------------------------------------------------------------------
 

@@ -1,8 +1,10 @@
 #pragma once
 // Small helpers every benchmark uses: a wall clock, printf-style number formatting for the
-// markdown tables, comma-separated option lists.
+// markdown tables, comma-separated option lists, and the checks that make a benchmark fail
+// (exit non-zero) instead of rotting.
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,5 +31,19 @@ inline std::vector<std::string> splitList(const std::string& s) {
     if (!item.empty()) out.push_back(item);
   return out;
 }
+
+// Failed checks of this run; a benchmark exits non-zero when any rank has one.
+inline int failures = 0;
+
+// Counts and prints a failed check.
+inline void check(bool ok, const std::string& what) {
+  if (!ok) {
+    ++failures;
+    std::cout << "CHECK FAILED: " << what << "\n" << std::flush;
+  }
+}
+
+// A progress line with the wall clock in seconds.
+inline void progress(const std::string& s) { std::cout << "[" << fmt("%.0f", now()) << "] " << s << "\n" << std::flush; }
 
 }  // namespace kinema::bench

@@ -56,17 +56,12 @@ using namespace kinema::der;
 namespace {
 
 using bench::fmt;
+using bench::check;
+using bench::failures;
 using bench::splitList;
 using bench::now;
 
 std::ostringstream md;  // the report, printed and optionally written as markdown
-int failures = 0;
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    ++failures;
-    std::cout << "CHECK FAILED: " << what << "\n";
-  }
-}
 
 // ---- the paper's single-strand scenes (same settings as tests/modules/der/test_optimizer.cpp and
 // modules/der/scenes/{vertical,horizontal}.yaml; the module README explains the units) ----------

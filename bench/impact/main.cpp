@@ -57,16 +57,11 @@ using namespace kinema::impact;
 namespace {
 
 using bench::fmt;
+using bench::check;
+using bench::failures;
 using bench::now;
 
 std::ostringstream md;  // the report, printed and optionally written as markdown
-int failures = 0;
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    ++failures;
-    std::cout << "CHECK FAILED: " << what << "\n";
-  }
-}
 
 const std::vector<std::string> kOperators{"gs-lexicographic", "gs-random", "gs-most-violated", "gs-cyclic",
                                           "jacobi-colored", "gr"};
