@@ -102,6 +102,7 @@ MatrixPtr EigenAssembler::end() {
     havePattern_ = true;
     collecting_ = false;
     ++stats_.patternBuilds;
+    A_->patternChanged();
   } else {
     ++stats_.refills;
   }

@@ -26,11 +26,13 @@ class EigenMatrix final : public Matrix {
   double entry(GlobalIndex row, GlobalIndex col) const override;
   std::int64_t globalNonzeros() const override;
   std::uint64_t valuesVersion() const override { return version_; }
+  std::uint64_t patternVersion() const override { return patternVersion_; }
 
   // For the assembler, the preconditioners and the direct solver of this backend.
   Csr& csr() { return csr_; }
   const Csr& csr() const { return csr_; }
   void valuesChanged() { ++version_; }
+  void patternChanged() { ++patternVersion_; }
   // Position of (row, col) in the CSR value array, -1 if outside the pattern (binary search).
   std::int64_t find(int row, int col) const;
 
@@ -38,6 +40,7 @@ class EigenMatrix final : public Matrix {
   IndexMapPtr rows_, cols_;
   Csr csr_;
   std::uint64_t version_ = 0;
+  std::uint64_t patternVersion_ = 0;
 };
 
 }  // namespace kinema::la::eigen

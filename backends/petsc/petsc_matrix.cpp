@@ -24,6 +24,7 @@ void PetscMatrix::replaceMat(Mat m, std::int64_t localNonzeros) {
   if (mat_) KINEMA_PETSC_CHECK(MatDestroy(&mat_));
   mat_ = m;
   localNonzeros_ = localNonzeros;
+  ++patternVersion_;
 }
 
 void PetscMatrix::apply(const Vector& x, Vector& y) const {

@@ -26,6 +26,7 @@ class PetscMatrix final : public Matrix {
   double entry(GlobalIndex row, GlobalIndex col) const override;
   std::int64_t globalNonzeros() const override;
   std::uint64_t valuesVersion() const override { return version_; }
+  std::uint64_t patternVersion() const override { return patternVersion_; }
 
   // The current Mat (null before the first assembly); throws naming the matrix if there is none.
   Mat mat() const;
@@ -39,6 +40,7 @@ class PetscMatrix final : public Matrix {
   Mat mat_ = nullptr;
   std::int64_t localNonzeros_ = 0;
   std::uint64_t version_ = 0;
+  std::uint64_t patternVersion_ = 0;  // bumped by replaceMat
 };
 
 }  // namespace kinema::la::petsc

@@ -56,6 +56,8 @@ PetscLinearSolver::PetscLinearSolver(LinearSolverOptions opts, std::string backe
   direct_ = opts_.type == "direct";
   KINEMA_CHECK(direct_ || opts_.type == "cg" || opts_.type == "gmres" || opts_.type == "minres",
                "petsc backend: unknown solver type '", opts_.type, "'");
+  checkReusePolicy(opts_.reusePreconditioner, "petsc linear solver");
+  reuse_ = PreconditionerReuse(opts_.reusePreconditioner);
   nativeOptions_ = nativeOptionsOf(opts_);
   // Malformed strings fail here, before any work (the backend checked backend.petsc.options).
   validateOptions(nativeOptions_, nativeSource(opts_));
@@ -124,6 +126,15 @@ void PetscLinearSolver::configureKsp(const Comm& comm) {
   }
   KINEMA_PETSC_CHECK(KSPSetTolerances(ksp_, opts_.rtol, opts_.atol, PETSC_DEFAULT, opts_.maxIterations));
   configurePreconditioner();
+  if (!direct_ && pcName_ == "amg" && opts_.reusePreconditioner == "interpolation") {
+    // GAMG keeps its prolongators on a refill with the same nonzero pattern and recomputes the
+    // Galerkin coarse operators (a new pattern, SAME_NONZERO_PATTERN false, rebuilds). Options
+    // (-pc_gamg_reuse_interpolation) still override it.
+    PC pc = nullptr;
+    KINEMA_PETSC_CHECK(KSPGetPC(ksp_, &pc));
+    KINEMA_PETSC_CHECK(PCGAMGSetReuseInterpolation(pc, PETSC_TRUE));
+  }
+  reuse_.forget();
 
   if (KSPSetFromOptions(ksp_) != 0)
     throw InputError(str("PETSc rejected the options of the solver with prefix '", opts_.prefix,
@@ -197,9 +208,19 @@ void PetscLinearSolver::setOperator(OperatorPtr A) {
 void PetscLinearSolver::setUp() {
   OptionsDb::Scope scope(*db_);
   Mat m = op_.mat();
+  // Policy "full" on a refill of the same matrix and pattern: the PC set up before is kept
+  // (KSPSetReusePreconditioner; PETSc would otherwise set it up again because the values changed).
+  const bool keep = !direct_ && reuse_.keep(op_.op());
+  KINEMA_PETSC_CHECK(KSPSetReusePreconditioner(ksp_, keep ? PETSC_TRUE : PETSC_FALSE));
   KINEMA_PETSC_CHECK(KSPSetOperators(ksp_, m, m));
   PC pc = nullptr;
   KINEMA_PETSC_CHECK(KSPGetPC(ksp_, &pc));
+  if (keep) {
+    if (!r_) r_ = op_.op()->createRangeVector();
+    if (!t_) KINEMA_PETSC_CHECK(MatCreateVecs(m, &t_, &w_));
+    return;
+  }
+  reuse_.record(op_.op());
   if (pc_ && !direct_) {
     PCType type = nullptr;
     KINEMA_PETSC_CHECK(PCGetType(pc, &type));

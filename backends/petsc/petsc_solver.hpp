@@ -28,6 +28,7 @@
 #include "backends/petsc/petsc_shell.hpp"
 #include "backends/petsc/petsc_vector.hpp"
 #include "framework/la/linear_solver.hpp"
+#include "framework/la/solve_support.hpp"
 
 namespace kinema::la::petsc {
 
@@ -65,6 +66,7 @@ class PetscLinearSolver final : public LinearSolver {
   std::unique_ptr<OptionsDb> db_;
   KSP ksp_ = nullptr;
   BoundOperator op_;
+  PreconditionerReuse reuse_;  // LinearSolverOptions::reusePreconditioner ("full": keep the PC)
 
   // Per-solve state for the convergence test, and work vectors kept between solves.
   double tol_ = 0.0;

@@ -71,7 +71,8 @@ std::unique_ptr<LinearSolver> TrilinosBackend::createLinearSolver(const LinearSo
   auto native = std::make_shared<const NativeOptions>(readNativeOptions(options_, solverNative(opts)));
   if (opts.type == "direct") return makeDirectSolver(opts, native);
   if (opts.type == "cg" || opts.type == "minres" || opts.type == "gmres")
-    return makeBelosSolver(opts, native, makePreconditioner(opts.preconditioner, native));
+    return makeBelosSolver(opts, native,
+                           makePreconditioner(opts.preconditioner, native, opts.reusePreconditioner == "interpolation"));
   throw InputError(str("trilinos backend: unknown linear solver type '", opts.type,
                        "' (available: cg, minres, gmres, direct)"));
 }
@@ -83,10 +84,10 @@ std::vector<std::string> TrilinosBackend::nativePreconditioners() const {
 std::vector<std::string> TrilinosBackend::solverTypes() const { return {"cg", "minres", "gmres", "direct"}; }
 
 std::unique_ptr<Preconditioner> TrilinosBackend::makePreconditioner(
-    const std::string& name, std::shared_ptr<const NativeOptions> native) const {
+    const std::string& name, std::shared_ptr<const NativeOptions> native, bool reuseInterpolation) const {
   const auto n = nativePreconditioners();
   if (std::find(n.begin(), n.end(), name) == n.end()) return createPreconditioner(name);
-  if (name == "amg") return makeMueLuPreconditioner(std::move(native));
+  if (name == "amg") return makeMueLuPreconditioner(std::move(native), reuseInterpolation);
   if (name == "direct") return makeAmesos2Preconditioner(std::move(native));
   return makeIfpack2Preconditioner(name, std::move(native));
 }

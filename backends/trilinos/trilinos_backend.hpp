@@ -34,8 +34,9 @@ class TrilinosBackend final : public Backend {
   std::unique_ptr<Preconditioner> createNativePreconditioner(const std::string& name) const override;
 
  private:
-  std::unique_ptr<Preconditioner> makePreconditioner(const std::string& name,
-                                                     std::shared_ptr<const NativeOptions> native) const;
+  // reuseInterpolation: LinearSolverOptions::reusePreconditioner == "interpolation" (MueLu RP).
+  std::unique_ptr<Preconditioner> makePreconditioner(const std::string& name, std::shared_ptr<const NativeOptions> native,
+                                                     bool reuseInterpolation = false) const;
   // The Tpetra maps of an IndexMap, shared by every object on it while any of them lives.
   std::shared_ptr<const Layout> layoutFor(const IndexMapPtr& map) const;
 

@@ -165,8 +165,13 @@ class Clock {
 class BelosSolver final : public LinearSolver {
  public:
   BelosSolver(LinearSolverOptions opts, std::shared_ptr<const NativeOptions> native, PreconditionerPtr pc)
-      : opts_(std::move(opts)), native_(std::move(native)), pc_(std::move(pc)), name_(belosName(opts_.type)) {
+      : opts_(std::move(opts)),
+        native_(std::move(native)),
+        pc_(std::move(pc)),
+        name_(belosName(opts_.type)),
+        reuse_(opts_.reusePreconditioner) {
     if (!pc_) pc_ = std::make_shared<IdentityPreconditioner>();
+    checkReusePolicy(opts_.reusePreconditioner, "trilinos linear solver");
     Belos::SolverFactory<SC, TMV, TOp> factory;
     solver_ = factory.create(name_, Teuchos::null);
     const Teuchos::ParameterList& valid = *solver_->getValidParameters();
@@ -217,11 +222,13 @@ class BelosSolver final : public LinearSolver {
     }
     if (!r_ || !r_->map().compatible(*A->rangeMap())) r_ = A->createRangeVector();
     A_ = std::move(A);
+    if (reuse_.keep(A_)) return;  // same matrix and pattern, policy "full": keep the set-up
     setupPreconditioner();
   }
 
   void setPreconditioner(PreconditionerPtr P) override {
     pc_ = P ? std::move(P) : std::make_shared<IdentityPreconditioner>();
+    reuse_.forget();
     if (A_) setupPreconditioner();
   }
 
@@ -344,6 +351,7 @@ class BelosSolver final : public LinearSolver {
 
   void setupPreconditioner() {
     pc_->setup(A_);
+    reuse_.record(A_);
     precAdapter_ = Teuchos::null;
     prec_ = Teuchos::null;
     if (dynamic_cast<const IdentityPreconditioner*>(pc_.get())) return;
@@ -371,6 +379,7 @@ class BelosSolver final : public LinearSolver {
   Teuchos::RCP<OperatorAdapter> adapter_;
   Teuchos::RCP<PreconditionerAdapter> precAdapter_;
   VectorPtr r_;
+  PreconditionerReuse reuse_;  // LinearSolverOptions::reusePreconditioner
 };
 
 }  // namespace

@@ -42,7 +42,7 @@ class TrilinosMatrix final : public Matrix {
   // The native matrix. Replaced when the pattern is rebuilt; refills change its values in place.
   const Teuchos::RCP<TCrs>& crs() const { return A_; }
   // Increases when the pattern (and so the CrsMatrix object) is replaced.
-  std::uint64_t patternVersion() const { return patternVersion_; }
+  std::uint64_t patternVersion() const override { return patternVersion_; }
   const LayoutPtr& rowLayout() const { return rows_; }
   const LayoutPtr& colLayout() const { return cols_; }
 

@@ -14,13 +14,14 @@ using MueLuOp = MueLu::TpetraOperator<SC, LO, GO, NO>;
 
 class MueLuPreconditioner final : public NativePreconditioner {
  public:
-  using NativePreconditioner::NativePreconditioner;
+  MueLuPreconditioner(std::shared_ptr<const NativeOptions> opts, bool reuseInterpolation)
+      : NativePreconditioner(std::move(opts)), reuseInterpolation_(reuseInterpolation) {}
 
   void setup(OperatorPtr A) override {
     const TrilinosMatrix& M = requireTrilinosMatrix(A, "the amg preconditioner");
     std::vector<const Vector*> modes;
     for (const auto& m : M.nearNullSpace()) modes.push_back(m.get());
-    if (!prec_.is_null() && crs_ == M.crs() && modes == modes_) {
+    if (!prec_.is_null() && crs_ == M.crs() && (modes == modes_ || reuseInterpolation_)) {
       // Same matrix object (a refill): set the hierarchy up again on the new values.
       try {
         MueLu::ReuseTpetraPreconditioner<SC, LO, GO, NO>(M.crs(), *prec_);
@@ -44,6 +45,7 @@ class MueLuPreconditioner final : public NativePreconditioner {
       if (!user.isParameter("coarse: max size")) p.set("coarse: max size", 500);
     }
     p.setParameters(user);
+    if (reuseInterpolation_ && !user.isParameter("reuse: type")) p.set("reuse: type", std::string("RP"));
     if (!modes.empty()) p.sublist("user data").set("Nullspace", nullspace(M, modes));
     prec_ = Teuchos::null;
     // MueLu prints while it validates a list (before "verbosity" applies); keep the run quiet.
@@ -75,6 +77,7 @@ class MueLuPreconditioner final : public NativePreconditioner {
     return ns;
   }
 
+  bool reuseInterpolation_ = false;
   Teuchos::RCP<MueLuOp> prec_;
   Teuchos::RCP<const TCrs> crs_;
   std::vector<const Vector*> modes_;
@@ -82,8 +85,9 @@ class MueLuPreconditioner final : public NativePreconditioner {
 
 }  // namespace
 
-std::unique_ptr<NativePreconditioner> makeMueLuPreconditioner(std::shared_ptr<const NativeOptions> opts) {
-  return std::make_unique<MueLuPreconditioner>(std::move(opts));
+std::unique_ptr<NativePreconditioner> makeMueLuPreconditioner(std::shared_ptr<const NativeOptions> opts,
+                                                              bool reuseInterpolation) {
+  return std::make_unique<MueLuPreconditioner>(std::move(opts), reuseInterpolation);
 }
 
 }  // namespace kinema::la::trilinos

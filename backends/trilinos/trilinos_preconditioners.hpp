@@ -41,7 +41,11 @@ const TrilinosMatrix& requireTrilinosMatrix(const OperatorPtr& A, const std::str
 
 std::unique_ptr<NativePreconditioner> makeIfpack2Preconditioner(const std::string& name,
                                                                 std::shared_ptr<const NativeOptions> opts);
-std::unique_ptr<NativePreconditioner> makeMueLuPreconditioner(std::shared_ptr<const NativeOptions> opts);
+// reuseInterpolation: a set-up on the same CrsMatrix (a refill) keeps the prolongator and
+// restriction (MueLu "reuse: type" RP unless the options name another) even when the near-null
+// space vectors were replaced; otherwise a refill with new near-null-space vectors sets up anew.
+std::unique_ptr<NativePreconditioner> makeMueLuPreconditioner(std::shared_ptr<const NativeOptions> opts,
+                                                              bool reuseInterpolation = false);
 std::unique_ptr<NativePreconditioner> makeAmesos2Preconditioner(std::shared_ptr<const NativeOptions> opts);
 
 }  // namespace kinema::la::trilinos

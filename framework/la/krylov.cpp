@@ -355,21 +355,28 @@ SolverStats gmres(const Operator& A, const Preconditioner& M, const Vector& b, V
 }
 
 KrylovSolver::KrylovSolver(LinearSolverOptions opts, PreconditionerPtr preconditioner)
-    : opts_(std::move(opts)), pc_(std::move(preconditioner)) {
+    : opts_(std::move(opts)), pc_(std::move(preconditioner)), reuse_(opts_.reusePreconditioner) {
   if (opts_.type != "cg" && opts_.type != "minres" && opts_.type != "gmres")
     throw InputError(str("Krylov solver: unknown type '", opts_.type, "' (cg, minres, gmres)"));
+  checkReusePolicy(opts_.reusePreconditioner, "Krylov solver");
   if (!pc_) pc_ = std::make_shared<IdentityPreconditioner>();
 }
 
 void KrylovSolver::setOperator(OperatorPtr A) {
   KINEMA_CHECK(A != nullptr, "KrylovSolver::setOperator: null operator");
   A_ = std::move(A);
+  if (reuse_.keep(A_)) return;  // same matrix and pattern, policy "full": keep the set-up
   pc_->setup(A_);
+  reuse_.record(A_);
 }
 
 void KrylovSolver::setPreconditioner(PreconditionerPtr P) {
   pc_ = P ? std::move(P) : std::make_shared<IdentityPreconditioner>();
-  if (A_) pc_->setup(A_);
+  reuse_.forget();
+  if (A_) {
+    pc_->setup(A_);
+    reuse_.record(A_);
+  }
 }
 
 SolverStats KrylovSolver::solve(const Vector& b, Vector& x) {

@@ -3,6 +3,7 @@
 // backend uses them as its solvers; distributed backends map to their native KSP / Belos but
 // these also run there, which the conformance tests use as a cross-check.
 #include "framework/la/linear_solver.hpp"
+#include "framework/la/solve_support.hpp"
 
 namespace kinema::la {
 
@@ -33,6 +34,7 @@ class KrylovSolver : public LinearSolver {
   LinearSolverOptions opts_;
   PreconditionerPtr pc_;
   OperatorPtr A_;
+  PreconditionerReuse reuse_;  // LinearSolverOptions::reusePreconditioner
 };
 
 }  // namespace kinema::la

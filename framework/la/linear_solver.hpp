@@ -30,6 +30,19 @@ struct LinearSolverOptions {
   double atol = 0.0;
   int maxIterations = 1000;
   int restart = 30;                       // GMRES restart length
+  // What setOperator keeps of the preconditioner when it is called again with the same matrix
+  // object whose values changed but whose sparsity pattern did not (Matrix::patternVersion), e.g.
+  // the Hessian refills of Newton iterations:
+  //   none          everything is set up anew (default);
+  //   interpolation algebraic multigrid keeps its aggregates and interpolation and recomputes
+  //                 the Galerkin coarse operators and smoothers from the new values (PETSc
+  //                 PCGAMGSetReuseInterpolation, MueLu "reuse: type" RP); other preconditioners
+  //                 are set up anew;
+  //   full          the preconditioner set up on earlier values is kept as it is (PETSc
+  //                 KSPSetReusePreconditioner; MueLu, Ifpack2 and framework preconditioners are
+  //                 not set up again). Direct solvers always refactor.
+  // A new pattern or another operator object always sets everything up anew.
+  std::string reusePreconditioner = "none";
   std::string prefix;                     // option prefix for native pass-through (PETSc, Belos)
   // This solver's native options, keyed by backend name: native["petsc"] is a PETSc options
   // string, native["trilinos"] a Teuchos parameter list as YAML. Each backend reads its own.

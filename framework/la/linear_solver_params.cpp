@@ -19,6 +19,10 @@ void declareLinearSolverParams(ParamSchema& schema, const std::string& prefix,
                 "iteration limit; reaching it is reported, not an error");
   schema.addInt(p + "restart", defaults.restart, Range::atLeast(1),
                 "GMRES restart length (Krylov vectors kept)");
+  schema.addChoice(p + "reuse_preconditioner", defaults.reusePreconditioner, {"none", "interpolation", "full"},
+                   "on a refill of the same matrix (values changed, pattern not): none = set the "
+                   "preconditioner up anew, interpolation = AMG keeps its aggregates / interpolation "
+                   "and recomputes the coarse operators (GAMG, MueLu RP), full = keep it as it is");
   schema.addTree(p + "native",
                  "options for this solver only, by backend: petsc: \"-ksp_monitor ...\", "
                  "trilinos: {belos: {...}, ifpack2: {...}, muelu: {...}}");
@@ -33,6 +37,7 @@ LinearSolverOptions readLinearSolverOptions(const Config& config, const std::str
   o.atol = config.getReal(p + "atol");
   o.maxIterations = static_cast<int>(config.getInt(p + "max_iterations"));
   o.restart = static_cast<int>(config.getInt(p + "restart"));
+  o.reusePreconditioner = config.getString(p + "reuse_preconditioner");
   if (YAML::Node native = config.tree(p + "native")) o.native = YAML::Clone(native);
   o.prefix = prefix;
   std::replace(o.prefix.begin(), o.prefix.end(), '.', '_');

@@ -18,6 +18,9 @@ class Matrix : public Operator {
   // Increases each time the assembler refills the values: a preconditioner set up on an older
   // version is stale.
   virtual std::uint64_t valuesVersion() const = 0;
+  // Increases each time the assembler builds a new sparsity pattern: a preconditioner whose
+  // structure (AMG aggregates, factor pattern) came from an older version must be set up anew.
+  virtual std::uint64_t patternVersion() const = 0;
   // Near-null space for algebraic multigrid (e.g. the six rigid-body modes). Stored here so any
   // backend's AMG can read it; backends without AMG ignore it.
   void setNearNullSpace(std::vector<std::shared_ptr<const Vector>> modes) { nullSpace_ = std::move(modes); }

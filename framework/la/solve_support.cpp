@@ -1,6 +1,7 @@
 #include "framework/la/solve_support.hpp"
 
 #include "framework/core/error.hpp"
+#include "framework/la/matrix.hpp"
 
 namespace kinema::la {
 
@@ -18,6 +19,25 @@ double trueResidual(const Operator& A, const Vector& b, const Vector& x, Vector&
   A.apply(x, r);
   r.axpby(1.0, b, -1.0);
   return r.norm2();
+}
+
+void checkReusePolicy(const std::string& policy, const std::string& who) {
+  if (policy != "none" && policy != "interpolation" && policy != "full")
+    throw InputError(str(who, ": unknown reuse_preconditioner '", policy, "' (none, interpolation, full)"));
+}
+
+bool PreconditionerReuse::keep(const OperatorPtr& A) const {
+  if (policy_ != "full" || !A) return false;
+  const auto held = op_.lock();
+  if (held.get() != A.get()) return false;
+  const auto* M = dynamic_cast<const Matrix*>(A.get());
+  return M != nullptr && M->patternVersion() == pattern_;
+}
+
+void PreconditionerReuse::record(const OperatorPtr& A) {
+  op_ = A;
+  const auto* M = dynamic_cast<const Matrix*>(A.get());
+  pattern_ = M ? M->patternVersion() : 0;
 }
 
 }  // namespace kinema::la

@@ -9,6 +9,24 @@
 
 namespace kinema::solvers {
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+NewtonPhaseSeconds& NewtonPhaseSeconds::operator+=(const NewtonPhaseSeconds& o) {
+  energy += o.energy;
+  gradient += o.gradient;
+  assemble += o.assemble;
+  preconditioner += o.preconditioner;
+  krylov += o.krylov;
+  lineSearch += o.lineSearch;
+  return *this;
+}
+
 // ---------------------------------------------------------------------------------------------
 ReducedHessian::ReducedHessian(la::MatrixAssembler& assembler, const NewtonOptions& options, NewtonStats& stats)
     : asm_(assembler),
@@ -67,6 +85,7 @@ void NewtonSolver::setup(const la::Vector& x) {
   xTrial_ = x.clone();
   linear_.reset();
   linearRtol_ = -1.0;
+  modesPattern_ = -1;
 }
 
 double NewtonSolver::forcingTerm(double gnorm) const {
@@ -79,7 +98,7 @@ double NewtonSolver::forcingTerm(double gnorm) const {
 }
 
 NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = Clock::now();
   setup(x);
   NewtonStats st;
   st.gradientNorms.reserve(static_cast<std::size_t>(options_.maxIterations) + 1);
@@ -87,14 +106,19 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
   st.forcingTerms.reserve(static_cast<std::size_t>(options_.maxIterations));
   la::Vector &g = *g_, &y = *y_, &rhs = *rhs_, &xt = *xTrial_, &diag = *diag_;
 
+  NewtonPhaseSeconds& ph = st.phases;
+  auto tp = Clock::now();
   x.updateGhosts();
   double f = problem.energy(x);
+  ph.energy += since(tp);
   st.initialEnergy = f;
   double measure0 = 0.0;
   for (int k = 0;; ++k) {
+    tp = Clock::now();
     problem.gradient(x, g);
     const double gnorm = g.norm2();
     const double measure = problem.convergenceMeasure(x, g);
+    ph.gradient += since(tp);
     st.gradientNorms.push_back(gnorm);
     st.finalGradientNorm = gnorm;
     st.finalMeasure = measure;
@@ -119,13 +143,21 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
     }
 
     // Reduced Hessian (spec Eqs. 23-29), PSD-safeguarded per element (3.5).
+    tp = Clock::now();
     assembler_->begin();
     {
       ReducedHessian H(*assembler_, options_, st);
       problem.hessian(x, H);
     }
     la::MatrixPtr A = assembler_->end();
-    if (auto modes = problem.nearNullSpace(x, backend_, tmap_); !modes.empty()) A->setNearNullSpace(std::move(modes));
+    // The near-null space only shapes an AMG hierarchy built from scratch: under a reuse policy a
+    // refill of the same pattern keeps the modes attached before.
+    const long builds = assembler_->stats().patternBuilds;
+    if (options_.linear.reusePreconditioner == "none" || builds != modesPattern_ || A->nearNullSpace().empty()) {
+      if (auto modes = problem.nearNullSpace(x, backend_, tmap_); !modes.empty()) A->setNearNullSpace(std::move(modes));
+      modesPattern_ = builds;
+    }
+    ph.assemble += since(tp);
 
     // Inexact solve H y = -g with rtol = eta_k (Eq. 31).
     const double eta = forcingTerm(options_.forcingOf == "measure" ? measure : gnorm);
@@ -135,11 +167,17 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
       linear_->setTolerances(std::min(eta, 1.0), options_.linear.atol);  // no new solver per iteration
       linearRtol_ = eta;
     }
+    // Preconditioner set-up; with linear.reuse_preconditioner the backend keeps what it may of
+    // the previous set-up when only the values of the same pattern changed (a Newton refill).
+    tp = Clock::now();
     linear_->setOperator(A);
+    ph.preconditioner += since(tp);
     rhs.copy(g);
     rhs.scale(-1.0);
     y.set(0.0);
+    tp = Clock::now();
     const la::SolverStats ls = linear_->solve(rhs, y);
+    ph.krylov += since(tp);
     ++st.linearSolves;
     st.linearIterations += ls.iterations;
     if (!ls.converged) ++st.linearNotConverged;
@@ -164,6 +202,7 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
     }
 
     // Backtracking Armijo along the retraction (spec 3.7).
+    tp = Clock::now();
     bool accepted = false;
     double alpha = 0.0, ft = f;
     for (int pass = 0; pass < 2 && !accepted; ++pass) {
@@ -187,6 +226,7 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
         }
       }
     }
+    ph.lineSearch += since(tp);
     if (!accepted) {
       st.reason = "line_search_failed";
       break;
@@ -198,7 +238,7 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
     st.stepLengths.push_back(alpha);
     if (observer_) observer_(k + 1, x, st);
   }
-  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  st.seconds = since(t0);
   return st;
 }
 

@@ -52,6 +52,19 @@ struct NewtonOptions {
   la::LinearSolverOptions linear;    // type, preconditioner, max iterations; rtol used by "fixed"
 };
 
+// Wall seconds of one solve by phase. The phases are disjoint, so their sum is at most
+// NewtonStats::seconds (the rest: vector copies, the observer, the descent-direction check).
+struct NewtonPhaseSeconds {
+  double energy = 0;          // f(x_0) (energies of line-search trials are in lineSearch)
+  double gradient = 0;        // g_red and the convergence measure, every iteration
+  double assemble = 0;        // H_red: the problem's element loop, the assembler's end(), near-null space
+  double preconditioner = 0;  // LinearSolver::setOperator: preconditioner set-up (AMG hierarchy, IC(0))
+  double krylov = 0;          // LinearSolver::solve
+  double lineSearch = 0;      // retractions and trial energies
+  double sum() const { return energy + gradient + assemble + preconditioner + krylov + lineSearch; }
+  NewtonPhaseSeconds& operator+=(const NewtonPhaseSeconds& o);
+};
+
 struct NewtonStats {
   int iterations = 0;                // Newton steps taken
   int lineSearchTrials = 0;          // energy evaluations in line searches, all iterations
@@ -71,6 +84,7 @@ struct NewtonStats {
   std::vector<double> stepLengths;   // accepted alpha per iteration
   std::vector<double> forcingTerms;  // eta_k per iteration
   double seconds = 0.0;
+  NewtonPhaseSeconds phases;         // seconds by phase (sum <= seconds)
 };
 
 // The reduced Hessian as the problem assembles it: blocks of the tangent block size, global block
@@ -168,6 +182,7 @@ class NewtonSolver {
   la::VectorPtr g_, y_, rhs_, diag_, xTrial_;
   la::LinearSolverPtr linear_;
   double linearRtol_ = -1.0;
+  long modesPattern_ = -1;  // assembler pattern builds when the near-null space was last attached
 };
 
 }  // namespace kinema::solvers

@@ -93,6 +93,7 @@ StepStats ExplicitStepper::step(double dt) {
   st.reason = "explicit";
   st.time = s_.time;
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  st.phases.step = st.seconds;
   return st;
 }
 

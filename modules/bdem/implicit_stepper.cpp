@@ -83,8 +83,16 @@ void ImplicitStepper::ensureVectors() {
   work_ = backend_.createVector(map_);
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
 StepStats ImplicitStepper::step(double dt) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = Clock::now();
   const Comm& comm = domain_.comm();
   StepStats st;
   st.step = steps_ + 1;
@@ -93,12 +101,14 @@ StepStats ImplicitStepper::step(double dt) {
   checkFiniteState(s_, comm, st.step, s_.time, "before the step");
 
   // 1. ghosts, x^n, predictor, candidates, prescribed DOFs at t^{n+1}.
+  auto tp = Clock::now();
   domain_.refreshGhosts(s_, ghostReach(s_, comm, opt_.contactPadding, dt));
   ensureVectors();
   const std::size_t n = s_.P.size();
   p0_.assign(s_.P.p.begin(), s_.P.p.end());
   q0_.assign(s_.P.q.begin(), s_.P.q.end());
   potential_->beginStep(dt);
+  st.phases.contact = since(tp);
   const double tNext = s_.time + dt;
   applyPrescribedMotion(s_, tNext);
   // 2. initial guess x_0 = x_hat, q normalised (Alg. 3 line 2), with p shifted by dt^2 g, the
@@ -131,6 +141,7 @@ StepStats ImplicitStepper::step(double dt) {
     st.reason = ns.reason;
     st.measure = ns.finalMeasure;
     st.outerIterations = 1;
+    st.phases.newton = ns.phases;
   } else {
     VariantResult r;
     IterationObserver obs;
@@ -187,18 +198,24 @@ StepStats ImplicitStepper::step(double dt) {
   // 5. friction (Alg. 3 line 19), fracture (line 20).
   bool anyFriction = s_.contact.muS > 0 || s_.contact.muR > 0;
   for (const Obstacle& o : s_.obstacles) anyFriction = anyFriction || o.friction > 0;
+  tp = Clock::now();
   if (opt_.friction && anyFriction && s_.contact.enabled) {
     applyFriction(s_, dt, potential_->kec(), potential_->kc(), potential_->candidates(), *work_, comm);
     domain_.exchangeState(s_);
   }
+  st.phases.friction = since(tp);
+  tp = Clock::now();
   if (opt_.fracture) {
     st.bondsBroken = breakBonds(s_, comm);
     if (st.bondsBroken > 0) newton_->resetPattern();  // topology changed (spec 3.12 line 18)
   }
+  st.phases.fracture = since(tp);
   checkFiniteState(s_, comm, st.step, s_.time, "after the step");
   ++steps_;
   st.time = s_.time;
-  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  st.seconds = since(t0);
+  st.phases.step = st.seconds;
+  phaseTotals_ += st.phases;
   return st;
 }
 

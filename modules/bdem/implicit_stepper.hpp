@@ -24,6 +24,26 @@
 
 namespace kinema::bdem {
 
+// Wall seconds of implicit steps by phase, disjoint (their sum is at most `step`): the Newton
+// solve's phases (energy, gradient, Hessian assembly, preconditioner set-up, Krylov solve, line
+// search: solvers::NewtonPhaseSeconds; zero for the other solver variants, whose time is in
+// `step` only), the contact candidate search (ghost refresh, predictor, candidate pairs), the
+// friction correction and the fracture pass.
+struct StepPhases {
+  solvers::NewtonPhaseSeconds newton;
+  double contact = 0, friction = 0, fracture = 0;
+  double step = 0;  // the whole step
+  double sum() const { return newton.sum() + contact + friction + fracture; }
+  StepPhases& operator+=(const StepPhases& o) {
+    newton += o.newton;
+    contact += o.contact;
+    friction += o.friction;
+    fracture += o.fracture;
+    step += o.step;
+    return *this;
+  }
+};
+
 struct StepStats {
   long step = 0;                 // 1-based index of the step just taken
   double time = 0, dt = 0;       // t^{n+1} and the step size
@@ -39,6 +59,7 @@ struct StepStats {
   long activePairContacts = 0, activeObstacleContacts = 0;  // at x^{n+1}, global
   double energy = 0;             // incremental potential at x^{n+1}
   double seconds = 0;
+  StepPhases phases;             // seconds by phase (phases.step == seconds)
 };
 
 // Raises an Error naming `what` and the step if the particle state is not finite (collective).
@@ -59,6 +80,8 @@ class ImplicitStepper {
 
   StepStats step(double dt);  // collective
   long steps() const { return steps_; }
+  // Seconds by phase summed over every step taken (this run; not restored by a restart).
+  const StepPhases& phaseTotals() const { return phaseTotals_; }
   // The Newton solver of the `newton` variant (observer, options); also used by penalty and
   // augmented_lagrangian through their own instance (euclideanNewton()).
   solvers::NewtonSolver& newton() { return *newton_; }
@@ -83,6 +106,7 @@ class ImplicitStepper {
   std::vector<Vec4> q0_;
   EnergyObserver energyObserver_;
   long steps_ = 0;
+  StepPhases phaseTotals_;
 };
 
 }  // namespace kinema::bdem
