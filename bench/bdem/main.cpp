@@ -100,6 +100,7 @@ struct SimResult {
   double newton = 0, cg = 0;        // totals over implicit steps
   long unconverged = 0;
   long fractureFrame = -1;          // first frame end at which fractureSplit holds
+  StepPhases phases;                // seconds by phase, summed over the steps (rank 0's)
   std::map<GlobalId, Vec3> p;       // final positions by scene id (every rank)
 };
 
@@ -125,6 +126,7 @@ SimResult simulate(System s, const Comm& comm, const la::Backend& backend, const
       r.newton += st.newtonIterations;
       r.cg += st.linearIterations;
       r.unconverged += (imp && !st.converged) ? 1 : 0;
+      r.phases += st.phases;
       if (trackFracture && stepsPerFrame > 0 && (k + 1) % stepsPerFrame == 0 && r.fractureFrame < 0) {
         std::vector<GlobalId> labels;
         const FragmentStats fs = computeFragments(s, comm, domain.globalParticles(), &labels);
@@ -717,6 +719,188 @@ void linear(bool quick) {
   md << "\n";
 }
 
+// ---- 6. speed: seconds per particle-step at the paper's sizes (issue 14) ------------------------
+
+// Table 1 of the paper (Lu et al., "Implicit Bonded Discrete Element Method with Manifold
+// Optimization"): N, E, the two step sizes, the frame length and both seconds per frame.
+struct PaperRow {
+  std::string name;
+  double N, E, dtExpl, dtImpl, frame, sfExpl, sfImpl;
+  double T() const { return dtExpl / 0.2; }                         // explicit dt = 0.2 T
+  double ratio() const { return dtImpl / T(); }                     // implicit dt / T
+  double implStepSeconds() const { return sfImpl / (frame / dtImpl); }
+  double explStepSeconds() const { return sfExpl / (frame / dtExpl); }
+  double implMicros() const { return 1e6 * implStepSeconds() / N; }  // per particle-step
+  double explMicros() const { return 1e6 * explStepSeconds() / N; }
+};
+
+const std::vector<PaperRow>& paperTable1() {
+  static const std::vector<PaperRow> rows{
+      {"Beam Stretch", 19e3, 1e7, 2.6e-5, 0.016, 1.0 / 60, 34.6, 3.52},
+      {"Beam Twist", 19e3, 1e7, 2.6e-5, 0.0015, 1.0 / 60, 34.6, 14.76},
+      {"Beam Drape E=1e9", 64e3, 1e9, 1.7e-6, 0.008, 1.0 / 60, 2230.9, 711.7},
+      {"Beam Drape E=1e6", 124e3, 1e6, 4.4e-5, 0.0024, 1.0 / 60, 255.2, 121.9},
+      {"Chocolate", 58e3, 1e9, 4.4e-7, 4.4e-5, 1.0 / 480, 857.8, 343.8},
+      {"Plate", 219e3, 1e9, 3.5e-7, 3.5e-5, 1.0 / 480, 4564.6, 1911.8},
+      {"Cloth", 165e3, 1e9, 3.5e-7, 1.74e-5, 1.0 / 480, 1299.6, 394.2}};
+  return rows;
+}
+
+// The scene of a Table 1 row with about `target` particles: the table1 section's geometry, the
+// particle radius (the yarn count for the cloth) scaled by (target / N)^(1/3) from a first build.
+System speedScene(const std::string& name, double target) {
+  const Vec3 g(0, 0, -9.81);
+  auto build = [&](double r) -> System {
+    const BeamGeometry beam{1.0, 0.1, 0.1, r};
+    if (name == "Beam Stretch" || name == "Beam Twist") {
+      BeamPullOptions o;
+      o.beam = beam;
+      o.gripLength = std::max(0.05, 2.5 * r);
+      o.body = body(1e7, 1000, kUnbreakable, Vec3::Zero());
+      return name == "Beam Stretch" ? buildBeamStretch(o) : buildBeamTwist(o);
+    }
+    if (name == "Beam Drape E=1e9" || name == "Beam Drape E=1e6") {
+      BeamDrapeOptions o;
+      o.beam = beam;
+      o.supportLength = std::max(0.05, 2.5 * r);
+      o.body = body(name == "Beam Drape E=1e9" ? 1e9 : 1e6, 1000, kUnbreakable, g);
+      return buildBeamDrape(o);
+    }
+    if (name == "Chocolate") {
+      ChocolateBarOptions o;
+      o.radius = r;
+      o.gap = 0.0002;
+      o.body = body(1e9, 1300, 5e5, g);
+      return buildChocolateBar(o);
+    }
+    if (name == "Plate") {
+      PlateDropOptions o;
+      o.plateRadius = 0.06, o.thickness = 0.008, o.radius = r, o.gap = 0.0002;
+      return buildPlateDrop(o);
+    }
+    YarnSheetOptions o;  // cloth: r is the yarn count here
+    o.yarnsX = o.yarnsY = std::max(2, static_cast<int>(std::lround(r)));
+    o.speed = 1.0;
+    return buildYarnSheet(o);
+  };
+  const bool cloth = name == "Cloth";
+  // First guesses from the table1 sizes: beam r = 12.5 mm -> 880, chocolate 3 mm -> 795, plate
+  // 2 mm -> 1630, cloth 10 x 10 yarns -> 820 particles.
+  double r = cloth ? 10.0 * std::sqrt(target / 820.0)
+                   : (name == "Chocolate" ? 0.003 * std::cbrt(795.0 / target)
+                                          : name == "Plate" ? 0.002 * std::cbrt(1630.0 / target)
+                                                            : 0.0125 * std::cbrt(880.0 / target));
+  System s = build(r);
+  const double n = static_cast<double>(s.P.size());
+  if (std::abs(n / target - 1.0) > 0.05) {
+    r = cloth ? r * std::sqrt(target / n) : r * std::cbrt(n / target);
+    s = build(r);
+  }
+  return s;
+}
+
+std::string loadAverage() {
+  std::ifstream f("/proc/loadavg");
+  double a = 0;
+  f >> a;
+  return f ? fmt("%.2f", a) : std::string("?");
+}
+
+std::string speedBackend = "petsc", speedPc = "amg", speedReuse = "interpolation";
+double speedScale = 1.0;
+int speedImplSteps = 2, speedExplSteps = 20;
+std::vector<std::string> speedScenes;
+
+IntegratorOptions speedImplicitOptions() {
+  IntegratorOptions o = implicitOptions("cg", speedPc);
+  o.newton.forcing = "fixed";  // the module's defaults (decision 27): CG to 1e-6
+  o.newton.linear.rtol = 1e-6;
+  o.newton.linear.reusePreconditioner = speedReuse;
+  return o;
+}
+
+void speed(bool quick) {
+  const Comm world = Comm::world(), self = Comm::self();
+  auto backend = la::createBackend(speedBackend);
+  const double scale = quick ? 0.002 : speedScale;
+  const int stepsI = quick ? 1 : speedImplSteps, stepsE = quick ? 3 : speedExplSteps;
+  if (world.isRoot())
+    md << "## 6. Speed of the implicit path at the paper's sizes\n\n"
+       << "Each Table 1 scene at " << fmt("%.3g", scale) << " x the paper's particle count (geometry of section 1, "
+          "particle radius scaled), implicit dt = the paper's dt_impl / T times T, explicit dt = 0.2 T. Implicit: "
+       << speedBackend << " CG + " << speedPc << ", reuse_preconditioner " << speedReuse
+       << ", Newton to the dimensionless tolerance 1e-4 with CG to 1e-6 (the module's defaults), " << stepsI
+       << " step(s) from rest; explicit: " << stepsE
+       << " steps. us/p-step = wall microseconds per particle and step; per frame = per-step cost x steps per frame "
+          "(frame / dt, as the paper's table). Paper figures: Table 1, per step = s/frame / steps per frame. "
+          "1 rank = rank 0 alone (Comm::self()); "
+       << world.size() << " ranks = all ranks. Load = the 1-minute load average when the scene started.\n\n"
+       << "| scene | N paper | N | dt_impl/T | Newton/step | CG/step | impl. us/p-step 1 rank | paper impl. | ours / paper | "
+          "expl. us/p-step 1 rank | paper expl. | impl/expl per step | impl/expl per frame | paper impl/expl per frame | "
+          "impl. us/p-step " << world.size() << " ranks | expl. us/p-step " << world.size() << " ranks | impl/expl per frame "
+       << world.size() << " ranks | load |\n"
+       << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  std::ostringstream phases;
+  phases << "Phases of the 1-rank implicit steps (share of the step time): assemble = Hessian assembly (element loop, "
+            "PSD projection, matrix fill), energy + gradient = Newton's f(x_0) and g_red, setup = preconditioner set-up, "
+            "Krylov = CG, line search = retractions and trial energies, contact = ghosts, predictor and candidate "
+            "search, fracture + friction; other = the rest (state copies, diagnostics energy).\n\n"
+         << "| scene | s/step | assemble | energy + gradient | setup | Krylov | line search | contact | fracture + friction | other |\n"
+         << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const PaperRow& row : paperTable1()) {
+    if (!speedScenes.empty() && std::find(speedScenes.begin(), speedScenes.end(), row.name) == speedScenes.end())
+      continue;
+    const std::string load = loadAverage();
+    const System s = speedScene(row.name, std::max(100.0, scale * row.N));
+    const double n = static_cast<double>(s.P.size());
+    const double T = periodOf(s), dtI = row.ratio() * T, dtE = 0.2 * T;
+    if (world.isRoot()) progress("speed " + row.name + ": " + std::to_string(s.P.size()) + " particles, load " + load);
+    SimResult im1, ex1, imN, exN;
+    if (world.isRoot()) {
+      im1 = simulate(s, self, *backend, speedImplicitOptions(), dtI, stepsI);
+      progress("  1 rank implicit " + fmt("%.3g", im1.seconds / std::max(1L, im1.steps)) + " s/step" +
+               (im1.ok ? "" : " " + im1.error));
+      ex1 = simulate(s, self, *backend, explicitOptions(), dtE, stepsE);
+    }
+    idleBarrier(world);
+    const bool multi = world.size() > 1 && (!quick || row.name == "Beam Stretch");
+    if (multi) {
+      imN = simulate(s, world, *backend, speedImplicitOptions(), dtI, stepsI);
+      exN = simulate(s, world, *backend, explicitOptions(), dtE, stepsE);
+    }
+    if (!world.isRoot()) continue;
+    auto micros = [&](const SimResult& r) { return r.steps > 0 ? 1e6 * r.seconds / static_cast<double>(r.steps) / n : NAN; };
+    const double i1 = micros(im1), e1 = micros(ex1);
+    // per frame: (c_I frame / dt_I) / (c_E frame / dt_E) = (c_I / c_E) (dt_E / dt_I)
+    const double perFrame1 = i1 / e1 * dtE / dtI;
+    const double paperFrame = row.sfImpl / row.sfExpl;
+    md << "| " << row.name << " | " << fmt("%.0f", row.N) << " | " << s.P.size() << " | " << fmt("%.1f", row.ratio())
+       << " | " << fmt("%.1f", im1.newton / std::max(1L, im1.steps)) << " | " << fmt("%.0f", im1.cg / std::max(1L, im1.steps))
+       << " | " << fmt("%.1f", i1) << " | " << fmt("%.1f", row.implMicros()) << " | " << fmt("%.2f", i1 / row.implMicros())
+       << " | " << fmt("%.2f", e1) << " | " << fmt("%.2f", row.explMicros()) << " | " << fmt("%.0f", i1 / e1) << " | "
+       << fmt("%.3f", perFrame1) << " | " << fmt("%.3f", paperFrame) << " | ";
+    if (multi) {
+      const double iN = micros(imN), eN = micros(exN);
+      md << fmt("%.1f", iN) << " | " << fmt("%.2f", eN) << " | " << fmt("%.3f", iN / eN * dtE / dtI);
+    } else {
+      md << "- | - | -";
+    }
+    md << " | " << load << " |" << (im1.ok ? "" : " error: " + im1.error) << "\n";
+    const StepPhases& ph = im1.phases;
+    const double st = std::max(1e-300, ph.step);
+    auto pct = [&](double v) { return fmt("%.0f%%", 100.0 * v / st); };
+    phases << "| " << row.name << " | " << fmt("%.3g", ph.step / std::max(1L, im1.steps)) << " | "
+           << pct(ph.newton.assemble) << " | " << pct(ph.newton.energy + ph.newton.gradient) << " | "
+           << pct(ph.newton.preconditioner) << " | " << pct(ph.newton.krylov) << " | " << pct(ph.newton.lineSearch)
+           << " | " << pct(ph.contact) << " | " << pct(ph.fracture + ph.friction) << " | " << pct(ph.step - ph.sum())
+           << " |\n";
+    check(im1.ok && finiteState(im1), "speed " + row.name + ": the 1-rank implicit run finishes (" + im1.error + ")");
+    check(ex1.ok && finiteState(ex1), "speed " + row.name + ": the 1-rank explicit run finishes (" + ex1.error + ")");
+    check(ph.sum() <= ph.step * (1 + 1e-12), "speed " + row.name + ": the phases sum to at most the step time");
+    if (multi) check(imN.ok && exN.ok, "speed " + row.name + ": the all-rank runs finish (" + imN.error + exN.error + ")");
+  }
+  if (world.isRoot()) md << "\n" << phases.str() << "\n";
+}
 
 }  // namespace
 
@@ -725,7 +909,7 @@ int main(int argc, char** argv) {
   registerBuiltins();
   Comm world = Comm::world();
   bool quick = false, high = false;
-  std::vector<std::string> sections{"table1", "table2", "fig6", "fig7", "linear"};
+  std::vector<std::string> sections{"table1", "table2", "fig6", "fig7", "linear", "speed"};
   std::string markdown;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -741,12 +925,21 @@ int main(int argc, char** argv) {
     else if (a == "--t2-frames") t2Frames = std::stol(next());
     else if (a == "--t2-res") t2Res = splitList(next());
     else if (a == "--linear-radius") linearRadius = std::stod(next());
+    else if (a == "--speed-scale") speedScale = std::stod(next());
+    else if (a == "--speed-scenes") speedScenes = splitList(next());
+    else if (a == "--speed-steps") speedImplSteps = std::stoi(next());
+    else if (a == "--speed-explicit-steps") speedExplSteps = std::stoi(next());
+    else if (a == "--speed-reuse") speedReuse = next();
+    else if (a == "--speed-backend") speedBackend = next();
+    else if (a == "--speed-pc") speedPc = next();
     else {
       if (world.isRoot())
         std::cerr << "usage: bench_bdem [--quick] [--sections table1,table2,fig6,fig7,linear] [--table2-high] "
                      "[--markdown FILE]\n"
                      "       [--t2-speed V] [--t2-frame S] [--t2-frames N] [--t2-compression] [--t2-res low,middle,high] "
-                     "[--linear-radius R] [--verbose-frames]\n";
+                     "[--linear-radius R] [--verbose-frames]\n"
+                     "       [--speed-scale F] [--speed-scenes \"Beam Stretch,Plate,...\"] [--speed-steps N] "
+                     "[--speed-explicit-steps N] [--speed-reuse none|interpolation|full] [--speed-backend B] [--speed-pc P]\n";
       return 64;
     }
   }
@@ -769,6 +962,7 @@ int main(int argc, char** argv) {
   if (has("fig7")) timed("fig7", [&] { if (world.isRoot()) fig7(quick); });
   if (has("table2")) timed("table2", [&] { if (!quick || world.isRoot()) table2(quick, high); });
   if (has("linear")) timed("linear", [&] { linear(quick); });
+  if (has("speed")) timed("speed", [&] { speed(quick); });
   if (world.isRoot()) {
     md << "Total wall time " << fmt("%.1f", now() - t0) << " s.\n";
     std::cout << md.str();
