@@ -5,8 +5,9 @@
 //
 // One runner step is `bdem.substeps` time steps; its diagnostics row holds the energies (kinetic,
 // potential = bonds + contacts + gravity), momenta, solver work, bond and contact counts,
-// fragments and the largest penetration. Frames are point sets (one row per particle in global
-// order). Checkpoints are per particle in global order plus the list of broken bonds, so a run
+// fragments and the largest penetration, then the columns of the probes (probes.hpp). Frames
+// are point sets (one row per particle in global order); the first frame is the state at t = 0
+// (the rest state), and every frame carries the displacement p - pRef. Checkpoints are per particle in global order plus the list of broken bonds, so a run
 // restarts at any rank count (the numbering does not depend on it).
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "framework/run/module.hpp"
 #include "modules/bdem/bdem_params.hpp"
 #include "modules/bdem/domain.hpp"
+#include "modules/bdem/probes.hpp"
 #include "modules/bdem/system.hpp"
 
 namespace kinema::bdem {
@@ -46,6 +48,8 @@ class BdemModule : public run::Module {
   StepStats advance(double dt);
   // Per particle number of alive bonds (owned particles, local order); collective.
   std::vector<double> aliveBondsPerParticle() const;
+  // One frame of the current state at time t (writeFrame; also the rest frame at t = 0).
+  void emitFrame(run::RunContext& ctx, io::FrameWriter& frames, double t);
 
   BdemParams p_;
   System s_;
@@ -54,6 +58,13 @@ class BdemModule : public run::Module {
   std::unique_ptr<ExplicitStepper> explicit_;
   std::unique_ptr<IncrementalPotential> diag_;  // energy terms and contacts for the diagnostics
   la::VectorPtr diagX_;
+  la::VectorPtr diagG_;            // support forces of the probes (tangent layout)
+  la::IndexMapPtr diagGMap_;       // the point map diagG_ was made for
+  Probes probes_;
+  // The state at t = 0 of the owned particles (the first frame, written with the first frame due).
+  std::vector<Vec3> restP_, restV_;
+  std::vector<Vec4> restQ_, restQdot_;
+  bool restarted_ = false;
   la::IndexMapPtr diagMap_;
   const la::Backend* backend_ = nullptr;
   std::string generator_;
@@ -66,7 +77,7 @@ class BdemModule : public run::Module {
   double fractureTime_ = -1;
   long lastFragments_ = -1;
   double energy0_ = 0, energyLast_ = 0;
-  std::vector<double> positions_, radius_, velocity_, quaternion_, gid_, sceneId_, bondsAlive_, fragmentId_;
+  std::vector<double> positions_, displacement_, radius_, velocity_, quaternion_, gid_, sceneId_, bondsAlive_, fragmentId_;
 };
 
 }  // namespace kinema::bdem

@@ -2,7 +2,7 @@
 // System: everything one rank holds of a BDEM scene (specs/bdem.md sections 2.1-2.8): particles
 // (owned, then ghosts), the bonds this rank owns, obstacles, grips (prescribed rigid motions of
 // particle sets), materials, the bond model switches, contact and friction parameters, gravity,
-// and the simulated time. Built by a scene generator (scene_builder.hpp) on every rank alike, then
+// external loads and the simulated time. Built by a scene generator (scene_builder.hpp) on every rank alike, then
 // distributed by Domain::distribute (domain.hpp).
 #include <string>
 #include <vector>
@@ -42,6 +42,9 @@ struct System {
   BondModel model;
   ContactParams contact;
   Vec3 gravity = Vec3(0, 0, -9.81);
+  // External load on each owned particle, local order (loads.hpp: body force, point force,
+  // traction); empty: none. Like gravity a term -f.p of Eq. 6 for free particles.
+  std::vector<Vec3> load;
   double time = 0;
 
   std::size_t aliveBonds() const;
