@@ -7,7 +7,8 @@
 // potential = bonds + contacts + gravity), momenta, solver work, bond and contact counts,
 // fragments and the largest penetration, then the columns of the probes (probes.hpp). Frames
 // are point sets (one row per particle in global order); the first frame is the state at t = 0
-// (the rest state), and every frame carries the displacement p - pRef. Checkpoints are per particle in global order plus the list of broken bonds, so a run
+// (the rest state), and every frame carries the displacement p - pRef. Checkpoints are per
+// particle in global order plus the list of broken bonds, so a run
 // restarts at any rank count (the numbering does not depend on it).
 #include <memory>
 #include <string>
