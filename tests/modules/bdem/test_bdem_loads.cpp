@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -200,6 +201,34 @@ output: {frame_every: 3}
   const auto vx = test::csvColumn(r, "probe_right_vx");
   EXPECT_NEAR(vx.front(), 2e-4, 1e-12) << "moving at u / ramp_time during the ramp";
   EXPECT_NEAR(vx.back(), 0.0, 1e-12) << "held after the ramp";
+}
+
+TEST(BdemLoads, TractionOnAFaceAndTheFileColumnScene) {
+  // modules/bdem/scenes/file_column.yaml: a 3 x 3 x 10 cubic column, r = 5 mm, 2 kPa on its top
+  // face (the face of the spheres' bounding box: 0.03 x 0.03 m^2), gravity.
+  const std::string dir = test::scratchDir("bdem_loads_traction");
+  const std::string scene = std::string(KINEMA_SOURCE_DIR) + "/modules/bdem/scenes/file_column.yaml";
+  test::runIn(dir + "/run", scene, {"bdem.steps=2", "output.frame_every=2"});
+  const double r = 0.005, m = 1000 * 4.0 / 3.0 * std::numbers::pi * r * r * r, g = 9.81;
+  EXPECT_NEAR(last(dir + "/run", "probe_top_fz"), -2000 * 0.03 * 0.03 - 9 * m * g, 1e-12);
+  EXPECT_LT(last(dir + "/run", "probe_top_uz"), 0.0);
+}
+
+TEST(BdemLoads, RestartKeepsTheRestFrame) {
+  const std::string dir = test::scratchDir("bdem_loads_restart");
+  const std::string scene = test::writeScene(dir, kSmall);
+  const std::vector<std::string> sets = {"run.checkpoint_every=2", "output.frame_every=1"};
+  test::runIn(dir + "/a", scene, sets);
+  const auto a = test::framePositions(dir + "/a");
+  ASSERT_EQ(a.size(), 5u) << "frame 0 (rest) and one per step";
+  const std::string r = dir + "/r";
+  if (Comm::world().isRoot()) std::filesystem::copy(dir + "/a", r, std::filesystem::copy_options::recursive);
+  Comm::world().barrier();
+  test::runIn(r, scene, sets, r + "/checkpoints/checkpoint_000002.h5");
+  const auto b = test::framePositions(r);
+  ASSERT_EQ(b.size(), a.size()) << "a restart writes no second rest frame";
+  EXPECT_EQ(test::maxDiff(a.front(), b.front()), 0.0);
+  EXPECT_EQ(test::maxDiff(a.back(), b.back()), 0.0);
 }
 
 System smallBeam() {
