@@ -3,11 +3,15 @@
 //  - linear.reuse_preconditioner (none / interpolation / full) gives the same Newton solution,
 //    to the solver's tolerance, on every backend, and decides reuse only for a refill of the same
 //    matrix and pattern;
+//  - projectPSD's LDL^T fast path (skips the eigen-decomposition of a semidefinite element block)
+//    gives the eigenvalue clamp's result;
 //  - the per-phase timers of Newton and of the implicit step are non-negative and sum to at most
 //    the step's wall time.
 #include <gtest/gtest.h>
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +19,7 @@
 #include "framework/core/comm.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/la/solve_support.hpp"
+#include "framework/solvers/newton_psd.hpp"
 #include "modules/bdem/domain.hpp"
 #include "modules/bdem/explicit_stepper.hpp"
 #include "modules/bdem/implicit_stepper.hpp"
@@ -152,6 +157,39 @@ TEST(BdemSpeed, PhaseTimersAreNonNegativeAndBoundedByTheStep) {
     // Each Newton iteration assembles, sets up and solves: those phases were measured.
     EXPECT_GT(ph.newton.assemble, 0.0);
     EXPECT_GT(ph.newton.krylov, 0.0);
+  }
+}
+
+// The clamp computed independently: V max(lambda, floor) V^T.
+Eigen::Matrix<double, 12, 12> clampReference(const Eigen::Matrix<double, 12, 12>& H, double floor) {
+  const Eigen::Matrix<double, 12, 12> S = 0.5 * (H + H.transpose());
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, 12, 12>> es(S);
+  const Eigen::Matrix<double, 12, 1> l = es.eigenvalues().cwiseMax(floor);
+  return es.eigenvectors() * l.asDiagonal() * es.eigenvectors().transpose();
+}
+
+TEST(BdemSpeed, PsdFastPathAgreesWithTheEigenvalueClamp) {
+  std::srand(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    // Semidefinite of rank 6 (a bond element has rigid-body null directions): left as it is.
+    const Eigen::Matrix<double, 12, 6> B = Eigen::Matrix<double, 12, 6>::Random();
+    Eigen::Matrix<double, 12, 12> H = 1e7 * B * B.transpose();
+    const Eigen::Matrix<double, 12, 12> psd = H;
+    solvers::projectPSD(H);
+    EXPECT_LT((H - psd).norm(), 1e-12 * psd.norm());
+    // Indefinite: the clamp.
+    const Eigen::Matrix<double, 12, 12> C = Eigen::Matrix<double, 12, 12>::Random();
+    H = 1e7 * (C + C.transpose());
+    const Eigen::Matrix<double, 12, 12> ref = clampReference(H, 0.0);
+    EXPECT_GT(solvers::projectPSD(H), 0);
+    EXPECT_LT((H - ref).norm(), 1e-12 * ref.norm());
+    // Definite, with a floor below its smallest eigenvalue: unchanged; with a floor above: clamped.
+    H = psd + 2.0 * Eigen::Matrix<double, 12, 12>::Identity();
+    const Eigen::Matrix<double, 12, 12> pd = H;
+    EXPECT_EQ(solvers::projectPSD(H, 1.0), 0);
+    EXPECT_EQ(H, pd);
+    EXPECT_GT(solvers::projectPSD(H, 3.0), 0);
+    EXPECT_LT((H - clampReference(pd, 3.0)).norm(), 1e-12 * pd.norm());
   }
 }
 
