@@ -164,7 +164,7 @@ TEST(BdemLoads, BodyForceEqualToGravityIsGravity) {
   }
 }
 
-TEST(BdemLoads, DisplacementSupportAndBalancedReactions) {
+TEST(BdemLoads, DisplacementAndVelocitySupportsAndBalancedReactions) {
   const std::string dir = test::scratchDir("bdem_loads_supports");
   const std::string scene = test::writeScene(dir, R"(module: bdem
 backend: eigen
@@ -201,6 +201,17 @@ output: {frame_every: 3}
   const auto vx = test::csvColumn(r, "probe_right_vx");
   EXPECT_NEAR(vx.front(), 2e-4, 1e-12) << "moving at u / ramp_time during the ramp";
   EXPECT_NEAR(vx.back(), 0.0, 1e-12) << "held after the ramp";
+
+  // A velocity support: moves at v until `until`, then holds.
+  test::runIn(dir + "/velocity", scene,
+              {"bdem.supports.pull={set: right, velocity: [0.0001, 0, 0], until: 2.5}"});
+  const auto ux = test::csvColumn(dir + "/velocity", "probe_right_ux");
+  ASSERT_EQ(ux.size(), 3u);
+  EXPECT_NEAR(ux[0], 1e-4, 1e-15);
+  EXPECT_NEAR(ux[1], 2e-4, 1e-15);
+  EXPECT_NEAR(ux[2], 2.5e-4, 1e-15);
+  EXPECT_NEAR(last(dir + "/velocity", "probe_left_fx"), -last(dir + "/velocity", "probe_right_fx"),
+              1e-3 * last(dir + "/velocity", "probe_right_fx"));
 }
 
 TEST(BdemLoads, TractionOnAFaceAndTheFileColumnScene) {
