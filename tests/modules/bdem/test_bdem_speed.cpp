@@ -102,7 +102,7 @@ TEST(BdemSpeed, PreconditionerReuseGivesTheSameNewtonSolution) {
       SCOPED_TRACE(reuse);
       const DrapeRun r = runDrape(c.backend, c.pc, reuse, 2);
       for (const StepStats& st : r.steps) EXPECT_TRUE(st.converged) << st.reason;
-      // Both converged to the dimensionless tolerance 1e-9 (spec 3.8) with CG to 1e-10: the same
+      // Both converged to the dimensionless tolerance 1e-9 (the module's measure) with CG to 1e-10: the same
       // minimiser to far below a micrometre on a 0.2 m beam that sags by millimetres.
       EXPECT_LT(maxDifference(none, r), 1e-7 * r.size);
     }
