@@ -5,6 +5,8 @@
 //    matrix and pattern;
 //  - projectPSD's LDL^T fast path (skips the eigen-decomposition of a semidefinite element block)
 //    gives the eigenvalue clamp's result;
+//  - the energy, gradient and Hessian element loops of a Newton iteration do not allocate after
+//    the first iteration (eigen backend, pattern reused);
 //  - the per-phase timers of Newton and of the implicit step are non-negative and sum to at most
 //    the step's wall time.
 #include <gtest/gtest.h>
@@ -19,7 +21,10 @@
 #include "framework/core/comm.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/la/solve_support.hpp"
+#include "framework/solvers/manifold_rigid.hpp"
 #include "framework/solvers/newton_psd.hpp"
+#include "modules/bdem/incremental_potential.hpp"
+#include "tests/common/allocation_counter.hpp"
 #include "modules/bdem/domain.hpp"
 #include "modules/bdem/explicit_stepper.hpp"
 #include "modules/bdem/implicit_stepper.hpp"
@@ -191,6 +196,45 @@ TEST(BdemSpeed, PsdFastPathAgreesWithTheEigenvalueClamp) {
     EXPECT_GT(solvers::projectPSD(H, 3.0), 0);
     EXPECT_LT((H - clampReference(pd, 3.0)).norm(), 1e-12 * pd.norm());
   }
+}
+
+TEST(BdemSpeed, NewtonIterationLoopsDoNotAllocateAfterTheFirst) {
+  System s = drapeScene();
+  Domain domain(Comm::self());
+  IntegratorOptions o;
+  const double dt = 30 * characteristicPeriod(s, Comm::self());
+  domain.distribute(s, ghostReach(s, Comm::self(), o.contactPadding, dt));
+  auto backend = la::createBackend("eigen");
+  IncrementalPotential phi(s, Comm::self(), o);
+  phi.beginStep(dt);
+  solvers::RigidManifold manifold;
+  auto x = backend->createVector(domain.pointMap());
+  phi.gather(*x);
+  x->updateGhosts();
+  auto tmap = manifold.tangentMap(domain.pointMap());
+  auto g = backend->createVector(tmap);
+  auto assembler = backend->createAssembler(tmap, tmap);
+  solvers::NewtonOptions no;
+  solvers::NewtonStats ns;
+  auto hessian = [&] {
+    assembler->begin();
+    solvers::ReducedHessian H(*assembler, no, ns);
+    const long before = test::g_allocations.load();
+    phi.hessian(*x, H);  // element loop, PSD projection, scatter into the pattern
+    const long n = test::g_allocations.load() - before;
+    assembler->end();
+    return n;
+  };
+  (void)phi.energy(*x);  // first iteration: buffers sized, pattern built
+  phi.gradient(*x, *g);
+  (void)hessian();
+  long before = test::g_allocations.load();
+  (void)phi.energy(*x);
+  EXPECT_EQ(test::g_allocations.load() - before, 0) << "energy";
+  before = test::g_allocations.load();
+  phi.gradient(*x, *g);
+  EXPECT_EQ(test::g_allocations.load() - before, 0) << "gradient";
+  EXPECT_EQ(hessian(), 0) << "Hessian element loop";
 }
 
 TEST(BdemSpeed, ExplicitStepsReportTheirTimeAsTheStepPhase) {
