@@ -53,6 +53,7 @@ class EuclideanForm {
       f += 0.5 * idt2 * (s_.P.m[a] * (pa - phi_.pHat()[a]).squaredNorm() +
                          s_.P.rotationalMass(a) * (qa - phi_.qHat()[a]).squaredNorm());
       f -= s_.P.m[a] * s_.gravity.dot(pa);
+      if (a < s_.load.size()) f -= s_.load[a].dot(pa);  // external load (loads.hpp), like gravity
       for (const Obstacle& o : s_.obstacles) f += obstacleContactEnergy(phi_.kc(), o, phi_.timeNext(), s_.P.r[a], pa);
       const double c = C(qa);
       f += lambda_[a] * c + 0.5 * kappa_[a] * c * c;
@@ -70,24 +71,39 @@ class EuclideanForm {
   }
 
   // Euclidean gradient into G (stride per block, first 7 entries), local blocks incl. ghosts.
+  // Also sums the magnitudes of the terms acting on free particles (torques over r), the force
+  // scale of measure() (the relative residual of IncrementalPotential::convergenceMeasure).
   void gradient(const double* X, double* G) const {
     const double idt2 = 1.0 / (phi_.dt() * phi_.dt());
-    auto add7 = [&](std::size_t a, const Vec3& gp, const Vec4& gq) {
+    forceSum_ = 0;
+    freeCount_ = 0;
+    auto add7 = [&](std::size_t a, const Vec3& gp, const Vec4& gq) {  // an element's share on a
       for (int k = 0; k < 3; ++k) G[stride_ * a + k] += gp[k];
       for (int k = 0; k < 4; ++k) G[stride_ * a + 3 + k] += gq[k];
+      if (free(a)) forceSum_ += gp.norm() + gq.norm() / s_.P.r[a];
     };
     for (std::size_t a = 0; a < s_.P.numOwned; ++a) {
       if (!free(a)) continue;
+      freeCount_ += 1;
       const Vec3 pa = p(X, a);
       const Vec4 qa = q(X, a);
-      Vec3 gp = s_.P.m[a] * idt2 * (pa - phi_.pHat()[a]) - s_.P.m[a] * s_.gravity;
+      const Vec3 gInertia = s_.P.m[a] * idt2 * (pa - phi_.pHat()[a]);
+      const Vec3 gGravity = -s_.P.m[a] * s_.gravity;
+      Vec3 gp = gInertia + gGravity;
+      double terms = gInertia.norm() + gGravity.norm();
+      if (a < s_.load.size()) {  // external load (loads.hpp): -f, like gravity
+        gp -= s_.load[a];
+        terms += s_.load[a].norm();
+      }
       for (const Obstacle& o : s_.obstacles) {
         Vec3 go = Vec3::Zero();
         obstacleContactEnergy(phi_.kc(), o, phi_.timeNext(), s_.P.r[a], pa, &go);
         gp += go;
+        terms += go.norm();
       }
       const Vec4 gq = s_.P.rotationalMass(a) * idt2 * (qa - phi_.qHat()[a]) + (lambda_[a] + kappa_[a] * C(qa)) * qa;
       add7(a, gp, gq);
+      forceSum_ += terms - gp.norm();  // the terms one by one instead of their sum
     }
     for (const Bond& b : s_.bonds) {
       if (!b.alive) continue;
@@ -155,19 +171,21 @@ class EuclideanForm {
     }
   }
 
-  // Dimensionless measure of spec 3.8 on a Euclidean gradient (q part: |g_q| over (8/5) m r^2/dt^2).
+  // Relative force residual on a Euclidean gradient (as IncrementalPotential::convergenceMeasure):
+  // max_a max(|g_p|, |g_q| / r) over the mean summed term magnitude of the last gradient().
   double measure(const double* G) const {
-    const double dt2 = phi_.dt() * phi_.dt();
     double res = 0;
     for (std::size_t a = 0; a < s_.P.numOwned; ++a) {
       if (!free(a)) continue;
       const double* b = G + stride_ * a;
       const double gp = Eigen::Map<const Eigen::Vector3d>(b).norm();
       const double gq = Eigen::Map<const Eigen::Vector4d>(b + 3).norm();
-      res = std::max({res, dt2 / s_.P.m[a] * gp / s_.P.r[a], dt2 / s_.P.rotationalMass(a) * gq});
+      res = std::max({res, gp, gq / s_.P.r[a]});
       if (!std::isfinite(gp + gq)) res = std::numeric_limits<double>::infinity();
     }
-    return phi_.comm().max(res);
+    const double n = phi_.comm().sum(freeCount_);
+    const double scale = std::max(n > 0 ? phi_.comm().sum(forceSum_) / n : 0.0, phi_.forceScaleFloor());
+    return phi_.comm().max(res) / scale;
   }
   double maxViolation(const double* X) const {
     double c = 0;
@@ -199,6 +217,7 @@ class EuclideanForm {
   const System& s_;
   int stride_;
   std::vector<double> lambda_, kappa_;
+  mutable double forceSum_ = 0, freeCount_ = 0;  // force scale of the last gradient()
 };
 
 // Penalty / augmented Lagrangian as a Euclidean NewtonProblem (block 7).

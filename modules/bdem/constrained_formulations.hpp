@@ -14,8 +14,9 @@
 //                         particle (p, q, lambda), Newton on grad L = 0 with backtracking on
 //                         |grad L|, the saddle system solved by the backend's direct solver (or
 //                         GMRES / MINRES); one rank only (an Error otherwise)
-// with kappa_a = penaltyKappa (8/5) m_a r_a^2 / dt^2. Convergence uses the dimensionless measure
-// of spec 3.8 on the (Euclidean) gradient, plus |C| for the constrained forms.
+// with kappa_a = penaltyKappa (8/5) m_a r_a^2 / dt^2. Convergence uses the relative force residual
+// of IncrementalPotential::convergenceMeasure on the (Euclidean) gradient, plus |C| for the
+// constrained forms.
 #include <functional>
 
 #include "framework/la/backend.hpp"

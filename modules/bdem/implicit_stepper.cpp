@@ -58,7 +58,7 @@ ImplicitStepper::ImplicitStepper(System& s, Domain& domain, const la::Backend& b
   if (!(opt_.tolerance > 0)) throw InputError(str("bdem: tolerance must be positive, got ", opt_.tolerance));
   potential_ = std::make_unique<IncrementalPotential>(s_, domain_.comm(), opt_);
   solvers::NewtonOptions no = opt_.newton;
-  no.gtolAbs = opt_.tolerance;  // on the dimensionless measure of spec 3.8
+  no.gtolAbs = opt_.tolerance;  // on the relative force residual (IncrementalPotential::convergenceMeasure)
   no.gtolRel = 0.0;
   newton_ = std::make_unique<solvers::NewtonSolver>(backend_, manifold_, no);
 }
@@ -178,7 +178,13 @@ StepStats ImplicitStepper::step(double dt) {
                     ") did not converge: ", st.reason, " after ", st.newtonIterations,
                     " iterations, measure ", st.measure, " > tolerance ", opt_.tolerance));
   }
-  if (!st.converged) log::info("bdem: step ", st.step, " not converged (", st.reason, "), continuing");
+  if (!st.converged) {
+    // Under allow_unconverged: warn at the first such step (rank 0), count the rest for the summary.
+    if (unconvergedSteps_++ == 0)
+      log::warn("bdem: step ", st.step, " (t = ", tNext, ") ended unconverged (", st.reason, " after ",
+                st.newtonIterations, " iterations, relative residual ", st.measure, " > tolerance ",
+                opt_.tolerance, ") and was accepted (bdem.allow_unconverged); later ones are counted in the summary");
+  }
   {
     const PotentialTerms T = potential_->terms(*x_);
     st.energy = T.total();

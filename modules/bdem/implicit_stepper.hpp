@@ -80,6 +80,8 @@ class ImplicitStepper {
 
   StepStats step(double dt);  // collective
   long steps() const { return steps_; }
+  // Steps accepted unconverged under allow_unconverged (the first is warned about).
+  long unconvergedSteps() const { return unconvergedSteps_; }
   // Seconds by phase summed over every step taken (this run; not restored by a restart).
   const StepPhases& phaseTotals() const { return phaseTotals_; }
   // The Newton solver of the `newton` variant (observer, options); also used by penalty and
@@ -106,6 +108,7 @@ class ImplicitStepper {
   std::vector<Vec4> q0_;
   EnergyObserver energyObserver_;
   long steps_ = 0;
+  long unconvergedSteps_ = 0;
   StepPhases phaseTotals_;
 };
 

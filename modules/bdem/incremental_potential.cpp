@@ -38,6 +38,8 @@ IncrementalPotential::IncrementalPotential(System& s, Comm comm, const Integrato
     : s_(s), comm_(comm), opt_(options) {
   kec_ = contactStiffnessPair(s, comm_);
   kc_ = contactStiffnessObstacle(s, comm_);
+  const double rmax = maxRadius(s, comm_);
+  forceFloor_ = 1e-12 * maxModulus(s) * rmax * rmax;
   if (!(opt_.contactPadding >= 0))
     throw InputError(str("bdem: contact padding must be >= 0, got ", opt_.contactPadding));
 }
@@ -130,6 +132,7 @@ PotentialTerms IncrementalPotential::evaluate(const double* x) const {
                                  s_.P.rotationalMass(a) * (q - qHat_[a]).squaredNorm());
     }
     T.gravity -= s_.P.m[a] * s_.gravity.dot(p);
+    if (a < s_.load.size()) T.loads -= s_.load[a].dot(p);  // external load, -f.p like gravity
     for (const Obstacle& o : s_.obstacles) {
       const double e = obstacleContactEnergy(kc_, o, tNext_, s_.P.r[a], p);
       if (e > 0) {
@@ -153,6 +156,7 @@ PotentialTerms IncrementalPotential::evaluate(const double* x) const {
   }
   T.inertia = comm_.sum(T.inertia);
   T.gravity = comm_.sum(T.gravity);
+  T.loads = comm_.sum(T.loads);
   T.obstacleContacts = comm_.sum(T.obstacleContacts);
   T.bonds = comm_.sum(T.bonds);
   T.pairContacts = comm_.sum(T.pairContacts);
@@ -172,6 +176,8 @@ PotentialTerms IncrementalPotential::terms(const la::Vector& x) {
 }
 
 void IncrementalPotential::gradient(const la::Vector& x, la::Vector& g) {
+  double fsum = 0;  // summed term magnitudes on free particles (the force scale, see convergenceMeasure)
+  double nfree = 0;
   {
     la::Vector::ConstView xr = x.constView();
     la::Vector::View gw = g.view();
@@ -181,19 +187,25 @@ void IncrementalPotential::gradient(const la::Vector& x, la::Vector& g) {
     const double idt2 = 1.0 / (dt_ * dt_);
     auto addP = [&](std::size_t a, const Vec3& v) {
       for (int k = 0; k < 3; ++k) G[6 * a + k] += v[k];
+      if (isFree(a)) fsum += v.norm();
     };
     auto addY = [&](std::size_t a, const Vec3& v) {
       for (int k = 0; k < 3; ++k) G[6 * a + 3 + k] += v[k];
+      if (isFree(a)) fsum += v.norm() / s_.P.r[a];  // a torque over r: a force
     };
     for (std::size_t a = 0; a < s_.P.numOwned; ++a) {
-      if (!isFree(a)) continue;
+      if (!isFree(a) && !allRows_) continue;
       const Vec3 p = position(X, a);
-      const Vec4 q = orientation(X, a);
-      if (inertia_) {
-        addP(a, s_.P.m[a] * idt2 * (p - pHat_[a]));
-        addY(a, -s_.P.rotationalMass(a) * idt2 * (RigidManifold::G(q) * qHat_[a]));  // G q = 0
+      if (isFree(a) && !allRows_) {
+        nfree += 1;
+        const Vec4 q = orientation(X, a);
+        if (inertia_) {
+          addP(a, s_.P.m[a] * idt2 * (p - pHat_[a]));
+          addY(a, -s_.P.rotationalMass(a) * idt2 * (RigidManifold::G(q) * qHat_[a]));  // G q = 0
+        }
+        addP(a, -s_.P.m[a] * s_.gravity);
+        if (a < s_.load.size() && !s_.load[a].isZero()) addP(a, -s_.load[a]);  // external load (loads.hpp)
       }
-      addP(a, -s_.P.m[a] * s_.gravity);
       for (const Obstacle& o : s_.obstacles) {
         Vec3 go = Vec3::Zero();
         obstacleContactEnergy(kc_, o, tNext_, s_.P.r[a], p, &go);
@@ -218,13 +230,29 @@ void IncrementalPotential::gradient(const la::Vector& x, la::Vector& g) {
       addP(j, gc.segment<3>(3));
     }
   }
+  forceSumLocal_ = fsum;
+  freeLocal_ = nfree;
   g.accumulateGhosts();
-  {
+  if (!allRows_) {
     la::Vector::View gw = g.view();
     for (std::size_t a = 0; a < s_.P.numOwned; ++a)
       if (!isFree(a))
         for (int k = 0; k < 6; ++k) gw[static_cast<la::LocalIndex>(6 * a) + k] = 0.0;
   }
+}
+
+void IncrementalPotential::supportGradient(const la::Vector& x, la::Vector& g) {
+  const double sum = forceSumLocal_, nfree = freeLocal_;  // keep the force scale of the solve
+  allRows_ = true;
+  try {
+    gradient(x, g);
+  } catch (...) {
+    allRows_ = false;
+    throw;
+  }
+  allRows_ = false;
+  forceSumLocal_ = sum;
+  freeLocal_ = nfree;
 }
 
 void IncrementalPotential::hessian(const la::Vector& x, solvers::ReducedHessian& H) {
@@ -295,22 +323,25 @@ void IncrementalPotential::hessian(const la::Vector& x, solvers::ReducedHessian&
   }
 }
 
+double IncrementalPotential::forceScale() const {
+  const double n = comm_.sum(freeLocal_);
+  const double sum = comm_.sum(forceSumLocal_);
+  return std::max(n > 0 ? sum / n : 0.0, forceFloor_);
+}
+
 double IncrementalPotential::convergenceMeasure(const la::Vector& x, const la::Vector& g) {
   (void)x;
   la::Vector::ConstView gr = g.constView();
-  const double dt2 = dt_ * dt_;
   double res = 0;
   for (std::size_t a = 0; a < s_.P.numOwned; ++a) {
     if (!isFree(a)) continue;
     const double* b = gr.data() + 6 * a;
     const double gp = std::sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
     const double gy = std::sqrt(b[3] * b[3] + b[4] * b[4] + b[5] * b[5]);
-    const double r1 = dt2 / s_.P.m[a] * gp / s_.P.r[a];
-    const double r2 = dt2 / s_.P.rotationalMass(a) * gy;
-    res = std::max({res, r1, r2});
+    res = std::max({res, gp, gy / s_.P.r[a]});
     if (!std::isfinite(gp + gy)) res = std::numeric_limits<double>::infinity();
   }
-  return comm_.max(res);
+  return comm_.max(res) / forceScale();
 }
 
 std::vector<std::shared_ptr<const la::Vector>> IncrementalPotential::nearNullSpace(const la::Vector& x,

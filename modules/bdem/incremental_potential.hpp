@@ -2,7 +2,8 @@
 // The incremental potential of one implicit step (specs/bdem.md Eq. 6, sections 3.2-3.8) as a
 // solvers::NewtonProblem on (R^3 x S^3)^n:
 //   f(x) = sum_a [m |p - p_hat|^2 + (8/5) m r^2 |q - q_hat|^2] / (2 dt^2) + sum_bonds V_b
-//        + sum_pairs V_self (Eq. 32) + sum_obstacles V_ext (Eq. 33) - sum_a m g.p   (spec 2.8)
+//        + sum_pairs V_self (Eq. 32) + sum_obstacles V_ext (Eq. 33) - sum_a (m g + f_a).p   (spec 2.8)
+// with f_a the external load of particle a (System::load, loads.hpp), a term like gravity.
 // The point x is an la::Vector on Domain::pointMap() (block (p, q), owned then ghosts in the order
 // of System::P). Each element is evaluated by one rank: bonds by their owner, pair contacts by the
 // owner of the smaller global index, inertia, gravity and obstacle terms by the particle's owner;
@@ -35,9 +36,9 @@ struct ContactCandidate {
 
 // What the energy is made of (owned contributions summed over ranks).
 struct PotentialTerms {
-  double inertia = 0, bonds = 0, pairContacts = 0, obstacleContacts = 0, gravity = 0;
+  double inertia = 0, bonds = 0, pairContacts = 0, obstacleContacts = 0, gravity = 0, loads = 0;
   long activePairs = 0, activeObstacle = 0;
-  double total() const { return inertia + bonds + pairContacts + obstacleContacts + gravity; }
+  double total() const { return inertia + bonds + pairContacts + obstacleContacts + gravity + loads; }
 };
 
 class IncrementalPotential final : public solvers::NewtonProblem {
@@ -64,11 +65,26 @@ class IncrementalPotential final : public solvers::NewtonProblem {
   double energy(const la::Vector& x) override;
   void gradient(const la::Vector& x, la::Vector& g) override;
   void hessian(const la::Vector& x, solvers::ReducedHessian& H) override;
-  // Spec 3.8: res = max_a max((dt^2/m)|g_p|/r, (dt^2/((8/5) m r^2)) |g_y|) over free particles.
+  // Relative force residual (docs/modules/bdem.md, "Convergence"): the largest residual force of a
+  // free particle, max_a max(|g_p|, |g_y| / r_a), over the force scale of the step, the mean over
+  // free particles of the summed magnitudes of every term acting on it (inertia, gravity, bonds,
+  // contacts; torques divided by r) at the same point, as gradient() accumulated it. Unlike the
+  // position measure of spec 3.8 ((dt^2/m)|g|/r), it does not vanish as dt -> 0, so a predictor
+  // that leaves out the elastic forces cannot pass it. Collective.
   double convergenceMeasure(const la::Vector& x, const la::Vector& g) override;
+  // The force scale q of the last gradient() (collective; floored, see forceScaleFloor()).
+  double forceScale() const;
+  // The floor of the force scale: 1e-12 E_max r_max^2 (a force that strains a bond by ~1e-12), so
+  // that a body exactly at rest with no load (every term 0) does not divide 0 by 0.
+  double forceScaleFloor() const { return forceFloor_; }
   // The six rigid-body modes of spec 7.4 (G_r: y_a = e_k / 2 for rotation k).
   std::vector<std::shared_ptr<const la::Vector>> nearNullSpace(const la::Vector& x, const la::Backend& backend,
                                                                const la::IndexMapPtr& tangentMap) override;
+
+  // grad_p, G_r grad_q of the bond and contact terms on every owned particle, fixed and gripped
+  // ones included (tangent layout, ghost contributions accumulated; no inertia, gravity or load):
+  // the forces the supports hold (probes.hpp). Collective.
+  void supportGradient(const la::Vector& x, la::Vector& g);
 
   // Energy split into its terms, with active contact counts (collective).
   PotentialTerms terms(const la::Vector& x);
@@ -99,8 +115,12 @@ class IncrementalPotential final : public solvers::NewtonProblem {
   Comm comm_;
   IntegratorOptions opt_;
   double kec_ = 0, kc_ = 0;
+  double forceFloor_ = 0;      // forceScaleFloor()
+  double forceSumLocal_ = 0;   // sum of term magnitudes on owned free particles, last gradient()
+  double freeLocal_ = 0;       // owned free particles
   double dt_ = 1, tNext_ = 0;
   bool inertia_ = true;
+  bool allRows_ = false;       // gradient() for supportGradient(): V only, Dirichlet rows kept
   std::vector<Vec3> pHat_;
   std::vector<Vec4> qHat_;
   std::vector<ContactCandidate> candidates_;

@@ -28,8 +28,11 @@ struct IntegratorOptions {
   // first_order (Riemannian gradient descent, Alg. 1), penalty (Eq. 36), lagrange (Eq. 37),
   // augmented_lagrangian (Eq. 38).
   std::string solver = "newton";
-  // Dimensionless convergence test of spec 3.8: res_k <= tol.
-  double tolerance = 1e-4;
+  // Relative force residual (IncrementalPotential::convergenceMeasure) <= tolerance. 1e-5: the
+  // cantilever of test_bdem_convergence keeps its frequency within 2 % of the explicit path's from
+  // 1x to 1000x the explicit stable step; the old position measure of spec 3.8 at 1e-4 let 57 % of
+  // the steps at 10x pass at the predictor.
+  double tolerance = 1e-5;
   solvers::NewtonOptions newton = defaultBdemNewton();  // iteration caps, line search, forcing (Eq. 31), linear solver
   double penaltyKappa = 1e6;      // kappa of Eqs. 36 and 38, relative to the rotational mass / dt^2
   int maxOuterIterations = 50;    // augmented Lagrangian multiplier updates

@@ -89,7 +89,7 @@ TEST(BdemVariants, FigSevenRanking) {  // T-OPT
   std::map<std::string, VariantRun> runs;
   for (const char* v : {"newton", "first_order", "penalty", "augmented_lagrangian", "lagrange"}) runs[v] = runVariant(v, steps, dt);
   runs["newton (CG, Eq. 31)"] = runVariant("newton", steps, dt, "cg");
-  std::printf("[T-OPT] %d steps of dt = %.0e, tolerance 1e-6 (dimensionless, spec 3.8)\n", steps, dt);
+  std::printf("[T-OPT] %d steps of dt = %.0e, tolerance 1e-6 (relative force residual)\n", steps, dt);
   std::printf("[T-OPT] %-22s %10s %8s %8s %6s %10s %10s %9s %12s\n", "solver", "iterations", "linear", "trials", "outer",
               "converged", "seconds", "max|C|", "max dx vs N");
   const VariantRun& ref = runs["newton"];
