@@ -10,6 +10,10 @@
 #include "modules/bdem/fragments.hpp"
 #include "modules/bdem/implicit_stepper.hpp"
 #include "modules/bdem/incremental_potential.hpp"
+#include "modules/bdem/lattice_calibration.hpp"
+#include "modules/bdem/loads.hpp"
+#include "modules/bdem/particle_sets.hpp"
+#include "modules/bdem/supports.hpp"
 #include "modules/bdem/scene_params.hpp"
 
 namespace kinema::bdem {
@@ -49,10 +53,25 @@ void BdemModule::setup(run::RunContext& ctx) {
                          "the scene uses ", ctx.backend.name()));
   s_ = buildScene(c, "bdem.scene");
   applyModelParams(p_, s_);
+  if (packedGenerator(generator_) && c.getString("bdem.scene.material.calibration") == "lattice") {
+    const Lattice lattice = parseLattice(c.getString("bdem.scene.lattice"));
+    const LatticeCalibration cal = calibrateLattice(lattice, s_.materials[0], s_.model);
+    applyLatticeCalibration(s_, cal);
+    log::info("bdem: ", toString(lattice), " lattice calibrated to E = ", cal.after.young(Vec3::UnitX()),
+              " Pa along x (", cal.after.young(Vec3::UnitZ()), " along z): bond stiffnesses and strengths x ",
+              cal.stiffnessScale, ", masses x ", cal.massScale, "; the lattice's Poisson ratio is ",
+              cal.after.poisson(Vec3::UnitX(), Vec3::UnitY()), " (xy), ", cal.after.poisson(Vec3::UnitX(), Vec3::UnitZ()), " (xz)");
+  }
   if (s_.P.size() == 0) throw InputError(str(c.where("bdem.scene.generator"), ": bdem.scene: the scene has no particles"));
   dt_ = p_.dt > 0 ? p_.dt : stableStep(s_);
   if (!(dt_ > 0) || !std::isfinite(dt_))
     throw InputError(str(c.where("bdem.dt"), ": bdem.dt: cannot use a time step of ", dt_));
+  // Particle sets, supports, loads and probes on the whole scene (every bad entry stops here,
+  // before any step): supports become Dirichlet DOFs before the distribution.
+  const ParticleSets sets = readParticleSets(c, s_);
+  applySupports(c, sets, s_, dt_);
+  const std::vector<Vec3> sceneLoads = readLoads(c, sets, s_);
+  probes_.read(c, sets);
   const double frame = dt_ * p_.substeps;
   checkpointEvery_ = static_cast<long>(c.getInt("run.checkpoint_every"));
   steps_ = p_.steps > 0 ? p_.steps : std::max(1L, static_cast<long>(std::ceil(p_.endTime / frame - 1e-9)));
@@ -60,6 +79,16 @@ void BdemModule::setup(run::RunContext& ctx) {
 
   domain_ = std::make_unique<Domain>(ctx.comm);
   domain_->distribute(s_, ghostReach(s_, Comm::self(), p_.integrator.contactPadding, dt_));
+  s_.load = localLoads(sceneLoads, domain_->sceneIds());
+  probes_.bind(domain_->sceneIds());
+  restarted_ = false;
+  {
+    const std::size_t n = s_.P.numOwned;
+    restP_.assign(s_.P.p.begin(), s_.P.p.begin() + static_cast<std::ptrdiff_t>(n));
+    restV_.assign(s_.P.v.begin(), s_.P.v.begin() + static_cast<std::ptrdiff_t>(n));
+    restQ_.assign(s_.P.q.begin(), s_.P.q.begin() + static_cast<std::ptrdiff_t>(n));
+    restQdot_.assign(s_.P.qdot.begin(), s_.P.qdot.begin() + static_cast<std::ptrdiff_t>(n));
+  }
   if (p_.integrator.integrator == "implicit")
     implicit_ = std::make_unique<ImplicitStepper>(s_, *domain_, ctx.backend, p_.integrator);
   else
@@ -107,8 +136,10 @@ void BdemModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
   long newton = 0, linear = 0, trials = 0, broken = 0, pairs = 0, obst = 0;
   bool converged = true;
   double measure = 0;
+  StepPhases phases;  // seconds by phase over the substeps (implicit_stepper.hpp)
   for (int k = 0; k < p_.substeps; ++k) {
     const StepStats st = advance(dt_);
+    phases += st.phases;
     newton += st.newtonIterations;
     linear += st.linearIterations;
     trials += st.lineSearchTrials;
@@ -210,8 +241,30 @@ void BdemModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
                                      {"split", split},
                                      {"max_penetration", m.maxPenetration},
                                      {"max_penetration_over_r", m.maxPenetrationOverR},
-                                     {"ghosts", d(comm.sum(static_cast<std::int64_t>(P.size() - P.numOwned)))}};
+                                     {"ghosts", d(comm.sum(static_cast<std::int64_t>(P.size() - P.numOwned)))},
+                                     // Wall seconds by phase on this rank (rank 0's row), summed over the substeps.
+                                     {"time_step", phases.step},
+                                     {"time_energy", phases.newton.energy},
+                                     {"time_gradient", phases.newton.gradient},
+                                     {"time_assemble", phases.newton.assemble},
+                                     {"time_pc_setup", phases.newton.preconditioner},
+                                     {"time_krylov", phases.newton.krylov},
+                                     {"time_line_search", phases.newton.lineSearch},
+                                     {"time_contact", phases.contact},
+                                     {"time_friction", phases.friction},
+                                     {"time_fracture", phases.fracture}};
   row.insert(row.end(), mine.begin(), mine.end());
+
+  // Probes (probes.hpp): the support forces need grad V on the Dirichlet particles.
+  if (!probes_.empty()) {
+    if (!diagG_ || diagGMap_ != diagMap_) {
+      diagGMap_ = diagMap_;
+      diagG_ = backend_->createVector(solvers::RigidManifold().tangentMap(diagMap_));
+    }
+    diag_->supportGradient(*diagX_, *diagG_);
+    la::Vector::ConstView gv = diagG_->constView();
+    probes_.addColumns(s_, gv.data(), s_.load, comm, row);
+  }
 }
 
 std::vector<double> BdemModule::aliveBondsPerParticle() const {
@@ -239,9 +292,39 @@ std::vector<double> BdemModule::aliveBondsPerParticle() const {
 }
 
 void BdemModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
+  // The first frame of a fresh run is the state at t = 0 (the rest state): written from the
+  // snapshot of setup, with every bond alive, before the frame that is due.
+  if (!restarted_ && frames.frames() == 0 && restP_.size() == s_.P.numOwned) {
+    Particles& P = s_.P;
+    const std::size_t n = P.numOwned;
+    std::vector<char> alive(s_.bonds.size());
+    for (std::size_t k = 0; k < s_.bonds.size(); ++k) {
+      alive[k] = s_.bonds[k].alive ? 1 : 0;
+      s_.bonds[k].alive = true;
+    }
+    for (std::size_t a = 0; a < n; ++a) {
+      std::swap(P.p[a], restP_[a]);
+      std::swap(P.v[a], restV_[a]);
+      std::swap(P.q[a], restQ_[a]);
+      std::swap(P.qdot[a], restQdot_[a]);
+    }
+    emitFrame(ctx, frames, 0.0);
+    for (std::size_t a = 0; a < n; ++a) {
+      std::swap(P.p[a], restP_[a]);
+      std::swap(P.v[a], restV_[a]);
+      std::swap(P.q[a], restQ_[a]);
+      std::swap(P.qdot[a], restQdot_[a]);
+    }
+    for (std::size_t k = 0; k < s_.bonds.size(); ++k) s_.bonds[k].alive = alive[k] != 0;
+  }
+  emitFrame(ctx, frames, time());
+}
+
+void BdemModule::emitFrame(run::RunContext& ctx, io::FrameWriter& frames, double t) {
   const Particles& P = s_.P;
   const std::size_t n = P.numOwned;
   positions_.resize(3 * n);
+  displacement_.resize(3 * n);
   velocity_.resize(3 * n);
   quaternion_.resize(4 * n);
   radius_.resize(n);
@@ -250,6 +333,7 @@ void BdemModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
   for (std::size_t a = 0; a < n; ++a) {
     for (int k = 0; k < 3; ++k) {
       positions_[3 * a + k] = P.p[a][k];
+      displacement_[3 * a + k] = P.p[a][k] - P.pRef[a][k];
       velocity_[3 * a + k] = P.v[a][k];
     }
     for (int k = 0; k < 4; ++k) quaternion_[4 * a + k] = P.q[a][k];
@@ -265,8 +349,9 @@ void BdemModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
   points.globalCount = domain_->globalParticles();
   points.rowOffset = domain_->ownedBegin();
   points.positions = positions_;
-  frames.beginFrame(time(), points);
+  frames.beginFrame(t, points);
   frames.addField("radius", radius_);
+  frames.addField("displacement", displacement_, 3);
   frames.addField("velocity", velocity_, 3);
   frames.addField("quaternion", quaternion_, 4);
   frames.addField("gid", gid_);
@@ -325,6 +410,7 @@ void BdemModule::loadCheckpoint(run::RunContext&, const io::CheckpointReader& in
                          in.readInt("bdem_particles"), " particles and ", in.readInt("bdem_bonds0"),
                          " bonds, but the scene is ", generator_, " with ", domain_->globalParticles(), " particles and ",
                          bonds0_, " bonds"));
+  restarted_ = true;  // the frames so far (the rest frame included) are the checkpoint's
   stepsDone_ = static_cast<long>(in.readInt("bdem_step"));
   s_.time = in.readReal("bdem_time");
   energy0_ = in.readReal("bdem_energy0");
@@ -371,6 +457,13 @@ std::string BdemModule::summary() const {
   if (implicit_)
     s += str("Newton iterations ", static_cast<double>(newtonTotal_) / steps, " per step, CG ",
              static_cast<double>(linearTotal_) / steps, " per step, ", notConverged_, " unconverged steps; ");
+  if (implicit_) {  // seconds by phase on rank 0, all steps (implicit_stepper.hpp StepPhases)
+    const StepPhases& t = implicit_->phaseTotals();
+    s += str("time ", t.step, " s: assemble ", t.newton.assemble, ", energy ", t.newton.energy, ", gradient ",
+             t.newton.gradient, ", preconditioner set-up ", t.newton.preconditioner, ", Krylov ", t.newton.krylov,
+             ", line search ", t.newton.lineSearch, ", contact ", t.contact, ", fracture ", t.fracture, ", friction ",
+             t.friction, "; ");
+  }
   s += str("bonds broken ", bonds0_ - alive, " of ", bonds0_);
   if (lastFragments_ >= 0) s += str(", fragments ", lastFragments_);
   if (fractureStep_ >= 0) s += str(", first split (fragments.hpp) at step ", fractureStep_, ", t = ", fractureTime_);

@@ -16,10 +16,12 @@ void declareBdemParams(ParamSchema& s) {
               "first_order = Riemannian gradient descent (Alg. 1), penalty (Eq. 36), lagrange (Eq. 37), "
               "augmented_lagrangian (Eq. 38)");
   s.addReal("bdem.tolerance", d.tolerance, Range::positive(),
-            "dimensionless convergence test of spec 3.8: max over particles of (dt^2/m)|g_p|/r and "
-            "(dt^2/((8/5) m r^2))|g_y| <= tolerance");
+            "convergence test of each implicit step: the largest residual force on a particle (torques / r) "
+            "over the step's force scale (mean summed magnitude of the inertial, gravity, bond and contact "
+            "forces on a particle) <= tolerance; independent of dt (docs/modules/bdem.md, Convergence)");
   s.addBool("bdem.allow_unconverged", d.allowUnconverged,
-            "accept a step whose solve hit its iteration cap (logged) instead of stopping the run with an error");
+            "accept a step whose solve hit its iteration cap (warned at the first, counted in the summary) instead "
+            "of stopping the run with an error");
   s.addReal("bdem.penalty_kappa", d.penaltyKappa, Range::positive(),
             "penalty / augmented Lagrangian weight kappa of Eqs. 36, 38, relative to (8/5) m r^2 / dt^2");
   s.addInt("bdem.max_outer_iterations", d.maxOuterIterations, Range::atLeast(1),
@@ -72,6 +74,7 @@ void declareBdemParams(ParamSchema& s) {
   s.addBool("bdem.friction", d.friction, "explicit friction velocity correction after each step (Eqs. 34-35)");
 
   declareSceneParams(s, "bdem.scene");
+  declareParticleSetParams(s);
 }
 
 BdemParams readBdemParams(const Config& c) {

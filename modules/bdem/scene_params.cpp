@@ -5,14 +5,22 @@
 
 #include "framework/core/error.hpp"
 #include "modules/bdem/bond_builder.hpp"
+#include "modules/bdem/particle_file.hpp"
+#include "modules/bdem/particle_sets.hpp"
 #include "modules/bdem/scene_builder.hpp"
 
 namespace kinema::bdem {
 
+bool packedGenerator(const std::string& generator) {
+  return generator != "single_bond" && generator != "two_spheres" && generator != "sphere_on_plane" &&
+         generator != "yarn_sheet" && generator != "file";
+}
+
 const std::vector<std::string>& sceneGenerators() {
   static const std::vector<std::string> names{
       "single_bond", "cantilever",          "beam_stretch", "beam_twist",      "beam_drape", "plate_drop",
-      "chocolate_bar", "yarn_sheet", "three_point_bending", "two_spheres", "sphere_on_plane", "mesh"};
+      "chocolate_bar", "yarn_sheet", "three_point_bending", "two_spheres", "sphere_on_plane", "mesh",
+      "file"};
   return names;
 }
 
@@ -78,6 +86,11 @@ void declareSceneParams(ParamSchema& s, const std::string& prefix) {
             "tensile strength sigma_c [Pa], Eq. 12; .inf: unbreakable (unset: the generator's value)");
   s.addReal(p + ".material.tau_c", 3e4, Range::positive(),
             "shear strength tau_c [Pa], Eq. 13; .inf: unbreakable (unset: the generator's value)");
+  s.addChoice(p + ".material.calibration", "lattice", {"lattice", "none"},
+              "lattice: bond stiffnesses, strengths and particle masses scaled so that the packing shows the "
+              "given E (along x and z within 2.6 %) and density (docs/modules/bdem.md, Calibrated material); "
+              "none: bonds built from E as in Eqs. 8-11 and masses rho (4/3) pi r^3, as in the paper. "
+              "Packed generators only (not single_bond, two_spheres, sphere_on_plane, yarn_sheet, file)");
   s.addRealList(p + ".gravity", {0.0, 0.0, -9.81}, 3, "gravity [m/s^2] (unset: the generator's value)");
 
   const std::string sb = p + ".single_bond";
@@ -178,6 +191,19 @@ void declareSceneParams(ParamSchema& s, const std::string& prefix) {
   s.addBool(p + ".mesh.floor", ms.floor, "add a floor z = 0 and place the body above it");
   s.addReal(p + ".mesh.gap", ms.gap, Range::nonNegative(), "height of the lowest sphere above the floor [m]");
   s.addReal(p + ".mesh.speed", ms.speed, Range::any(), "initial downward speed [m/s]");
+
+  const ParticleFileOptions fo;
+  s.addString(p + ".file.path", "",
+              "particle file, CSV (header x,y,z,r[,vx,vy,vz][,qx,qy,qz,qw][,material]) or HDF5 (/particles/position, "
+              "/particles/radius, ...), relative to the scene file (docs/modules/bdem.md, Particles from a file)");
+  s.addString(p + ".file.bonds", "",
+              "bond CSV (header i,j; scene indices); empty: /bonds of an HDF5 particle file if present, else auto_bonds");
+  s.addBool(p + ".file.auto_bonds", fo.autoBonds,
+            "without a bond list, bond every pair within (1 + bond_delta)(r_i + r_j) (spec 2.2); false: no bonds");
+  s.addTree(p + ".file.materials",
+            "materials 1, 2, ... of the file's material column: a list of {E, nu, density, sigma_c, tau_c} (unset "
+            "fields: those of material 0, the shared material.* keys)");
+  s.addBool(p + ".file.floor", false, "add a floor, the plane z = 0");
 }
 
 System buildScene(const Config& c, const std::string& p) {
@@ -302,6 +328,56 @@ System buildScene(const Config& c, const std::string& p) {
       o.speed = c.getReal(g + ".speed");
       o.body = readBody(c, p, o.body);
       return buildMeshScene(o);
+    }
+    if (gen == "file") {
+      ParticleFileOptions o;
+      const BodyOptions body = readBody(c, p, BodyOptions{});
+      o.path = resolveScenePath(c, c.getString(g + ".path"));
+      if (o.path.empty()) throw SceneArgError("file.path", "no particle file given");
+      o.bondsPath = resolveScenePath(c, c.getString(g + ".bonds"));
+      o.autoBonds = c.getBool(g + ".auto_bonds");
+      o.bondDelta = body.bondDelta;
+      o.gravity = body.gravity;
+      o.materials = {body.material};
+      const YAML::Node mats = c.tree(g + ".materials");
+      if (mats && !mats.IsNull()) {
+        if (!mats.IsSequence()) treeError(c, g + ".materials", "expected a list of {E, nu, density, sigma_c, tau_c}");
+        for (std::size_t k = 0; k < mats.size(); ++k) {
+          const std::string key = str(g, ".materials");
+          checkFields(c, key, mats[k], {"E", "nu", "density", "sigma_c", "tau_c"});
+          Material m = body.material;
+          auto field = [&](const char* name, double& x, bool positive) {
+            if (!mats[k][name]) return;
+            x = readReal(c, key, mats[k][name]);
+            if (positive ? !(x > 0) : !(x > -1 && x < 0.5))
+              treeError(c, key, str("entry ", k, ": ", name, " = ", x, positive ? " must be positive" : " must be in (-1, 0.5)"));
+          };
+          field("E", m.E, true);
+          field("nu", m.nu, false);
+          field("density", m.density, true);
+          field("sigma_c", m.sigmaC, true);
+          field("tau_c", m.tauC, true);
+          o.materials.push_back(m);
+        }
+      }
+      System S;
+      try {
+        S = readParticleFile(o);
+      } catch (const SceneArgError&) {
+        throw;
+      } catch (const InputError& e) {  // file:line of the data; say which key named the file
+        throw InputError(str(e.message(), " (particle file of ", g, ".path, ", c.where(g + ".path"), ")"));
+      }
+      if (c.getBool(g + ".floor")) {
+        Obstacle f;
+        f.kind = Obstacle::Kind::Plane;
+        f.name = "floor";
+        f.point = Vec3::Zero();
+        f.normal = Vec3::UnitZ();
+        S.obstacles.push_back(f);
+      }
+      checkSystem(S);
+      return S;
     }
     throw InputError(str(c.where(p + ".generator"), ": ", p, ".generator: unknown generator '", gen, "'"));
   };

@@ -3,7 +3,7 @@
 // scene_builder.hpp, `<prefix>.<generator>.<arg>` are its arguments, and a few keys are shared by
 // all generators:
 //   lattice, jitter, seed, bond_delta     packing and bond creation (spec 2.2)
-//   material.{E, nu, density, sigma_c, tau_c}, gravity
+//   material.{E, nu, density, sigma_c, tau_c, calibration}, gravity
 // The material and gravity keys override the generator's own values only when the scene sets them
 // (each generator has the values of its paper scene: e.g. E = 1e7 for three-point bending, 1e8
 // for the chocolate, 1e9 for the plate; gravity off for stretch / twist / yarn / two spheres).
@@ -19,8 +19,12 @@
 namespace kinema::bdem {
 
 const std::vector<std::string>& sceneGenerators();
+// Whether the generator packs a lattice (the bodies `material.calibration` applies to).
+bool packedGenerator(const std::string& generator);
 
 void declareSceneParams(ParamSchema& schema, const std::string& prefix);
+// bdem.sets, bdem.loads, bdem.supports, bdem.probes (particle_sets.hpp).
+void declareParticleSetParams(ParamSchema& schema);
 
 // Builds the scene the (validated) config describes. Bad arguments are InputErrors naming
 // `file:line: <prefix>.<generator>.<arg>`.

@@ -339,6 +339,11 @@ TEST(BdemScenes, EveryGeneratorBuildsAValidSystem) {
   for (const std::string& g : sceneGenerators()) {
     std::string yaml = "bdem:\n  scene:\n    generator: " + g + "\n";
     std::string source = "<test>";
+    if (g == "file") {  // a particle CSV (particle_file.hpp), relative to the scene file
+      writeFile(dir, "particles.csv", "x,y,z,r\n0,0,0,0.01\n0.02,0,0,0.01\n0.04,0,0,0.01\n");
+      yaml += "    file:\n      path: particles.csv\n";
+      source = writeFile(dir, "file_scene.yaml", yaml);
+    }
     if (g == "mesh") {
       // A relative path, resolved against the scene file's directory.
       yaml += "    mesh:\n      path: bar.obj\n      radius: 0.003\n";
