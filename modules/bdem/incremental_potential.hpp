@@ -2,7 +2,7 @@
 // The incremental potential of one implicit step (specs/bdem.md Eq. 6, sections 3.2-3.8) as a
 // solvers::NewtonProblem on (R^3 x S^3)^n:
 //   f(x) = sum_a [m |p - p_hat|^2 + (8/5) m r^2 |q - q_hat|^2] / (2 dt^2) + sum_bonds V_b
-//        + sum_pairs V_self (Eq. 32) + sum_obstacles V_ext (Eq. 33) - sum_a (m g + f_a).p   (spec 2.8)
+//        + sum_pairs V_self (Eq. 32) + sum_obstacles V_ext (Eq. 33) - sum_a (m g + f_a).p   (Eq. 6)
 // with f_a the external load of particle a (System::load, loads.hpp), a term like gravity.
 // The point x is an la::Vector on Domain::pointMap() (block (p, q), owned then ghosts in the order
 // of System::P). Each element is evaluated by one rank: bonds by their owner, pair contacts by the
