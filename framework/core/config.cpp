@@ -273,7 +273,9 @@ void Config::validate(const ParamSchema& schema) {
         continue;
       }
       const std::string full = path.empty() ? it->first.Scalar() : path + "." + it->first.Scalar();
-      const YAML::Node& v = it->second;
+      // A copy (a shared handle): it->second lives in the iterator's temporary proxy, so a
+      // reference to it dangles once this statement ends (ASan: stack use after scope).
+      const YAML::Node v = it->second;
       const std::string at = locate(full, it->first);
       if (const ParamSpec* spec = schema.find(full)) {
         check(*spec, v, at);
