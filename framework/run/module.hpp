@@ -42,6 +42,11 @@ class Module {
   virtual void step(RunContext& ctx, io::Diagnostics::Row& row) = 0;
   // Writes the current state as a frame.
   virtual void writeFrame(RunContext& ctx, io::FrameWriter& frames) = 0;
+  // Called on every rank right before each checkpoint is saved (by step count, by wall time, at
+  // the last step, or because a signal stops the run: docs/user-guide.md). A module whose step
+  // depends on when checkpoints happen (e.g. rebuilding rank-local caches as a restart would) does
+  // that here, so a restarted run continues bitwise like the run that wrote the checkpoint.
+  virtual void prepareCheckpoint(RunContext& /*ctx*/) {}
   // Everything needed to continue after the last completed step.
   virtual void saveCheckpoint(RunContext& ctx, io::CheckpointWriter& out) const = 0;
   virtual void loadCheckpoint(RunContext& ctx, const io::CheckpointReader& in) = 0;

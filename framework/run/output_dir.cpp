@@ -22,6 +22,10 @@ OutputDir::OutputDir(std::string path, Comm comm, bool overwrite, bool restart)
     std::error_code ec;
     if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) {
       problem = path_ + ": output.directory exists and is not a directory";
+    } else if (restart && !fs::exists(fs::path(path_) / "status.yaml", ec)) {
+      problem = path_ + ": --restart continues a run in its output directory, but this one holds no "
+                        "run (no status.yaml); pass --output with the directory of the run that wrote "
+                        "the checkpoint";
     } else if (!restart && fs::exists(fs::path(path_) / "status.yaml", ec)) {
       if (!overwrite) {
         problem = path_ + ": holds the results of an earlier run; pass --overwrite (or set "
@@ -56,7 +60,7 @@ void OutputDir::writeText(const std::string& name, const std::string& text) cons
 }
 
 void OutputDir::writeStatus(const std::map<std::string, std::string>& fields) const {
-  std::string text = "# Written by kinema; 'state' is running, completed or failed.\n";
+  std::string text = "# Written by kinema; 'state' is running, completed, failed or interrupted.\n";
   for (const auto& [k, v] : fields) {
     std::string q;
     for (char c : v) {

@@ -1,7 +1,7 @@
 #pragma once
 // The output directory of a run: created only after the scene validated, never silently
-// clobbering an earlier run, with a status.yaml that says whether the run is running, completed or
-// failed, and how to restart it.
+// clobbering an earlier run, with a status.yaml that says whether the run is running, completed,
+// failed or interrupted, and how to restart it.
 #include <map>
 #include <string>
 
@@ -12,7 +12,8 @@ namespace kinema::run {
 class OutputDir {
  public:
   // Collective. `restart`: the directory is expected to hold the run being continued.
-  // Refuses (InputError) a directory holding an earlier run unless `overwrite` or `restart`.
+  // Refuses (InputError) a directory holding an earlier run unless `overwrite` or `restart`, and
+  // with `restart` one that holds no run (nothing is created then).
   OutputDir(std::string path, Comm comm, bool overwrite, bool restart);
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }

@@ -5,9 +5,12 @@
 #include <filesystem>
 #include <map>
 
+#include <unistd.h>
+
 #include "framework/core/log.hpp"
 #include "framework/core/progress.hpp"
 #include "framework/core/timer.hpp"
+#include "framework/run/lifecycle.hpp"
 #include "framework/run/module.hpp"
 #include "framework/run/output_dir.hpp"
 
@@ -34,9 +37,17 @@ bool due(long step, long total, long every) {
   return every > 0 && step % every == 0;
 }
 
-}  // namespace
+// `--restart latest`: the newest checkpoint of the output directory, chosen on rank 0.
+std::string resolveLatest(const Config& config, const Comm& comm) {
+  const std::string dir = outputDirectoryFor(config);
+  std::string path = comm.isRoot() ? latestCheckpoint(dir) : "";
+  path = comm.broadcast(path);
+  if (path.empty())
+    throw InputError(config.where("run.restart") + ": run.restart: latest: no checkpoint in " + dir +
+                     "/checkpoints (is --output the directory of the run to continue?)");
+  return path;
+}
 
-namespace {
 
 RunResult runSceneOnce(const SceneOptions& options) {
   Comm comm = Comm::world();
@@ -49,7 +60,8 @@ RunResult runSceneOnce(const SceneOptions& options) {
   la::BackendPtr backend = la::createBackend(config);
   std::unique_ptr<Module> module = modules().get(moduleName).make();
 
-  const std::string restartPath = config.getString("run.restart");
+  std::string restartPath = config.getString("run.restart");
+  if (restartPath == "latest") restartPath = resolveLatest(config, comm);
   const bool restart = !restartPath.empty();
   if (restart && !fs::exists(restartPath))
     throw InputError(config.where("run.restart") + ": run.restart: no such checkpoint file '" +
@@ -80,6 +92,12 @@ RunResult runSceneOnce(const SceneOptions& options) {
     log::info("restarting from ", restartPath, " after step ", startStep);
   }
 
+  // From here on SIGINT, SIGTERM and SIGUSR1 stop the run at the next step boundary (with a
+  // checkpoint and a restart command) instead of killing it; before, nothing has been written.
+  StopSignals stopSignals;
+  auto restartCmd = [&](const std::string& checkpoint) {
+    return restartCommand(options, config, result.outputDir, checkpoint, comm.size());
+  };
   OutputDir out(result.outputDir, comm, config.getBool("output.overwrite"), restart);
   out.writeText("config.resolved.yaml", config.resolvedYaml());
 
@@ -89,7 +107,9 @@ RunResult runSceneOnce(const SceneOptions& options) {
                                             {"backend", backend->name()},
                                             {"scene", config.source()},
                                             {"ranks", std::to_string(comm.size())},
-                                            {"total_steps", std::to_string(total)}};
+                                            {"total_steps", std::to_string(total)},
+                                            {"pid", std::to_string(::getpid())}};
+  if (restart) status["restarted_from"] = restartPath;
   out.writeStatus(status);
 
   io::FrameWriter frames(out.path(), "frames", comm, restart, keepFrames);
@@ -97,11 +117,13 @@ RunResult runSceneOnce(const SceneOptions& options) {
   std::vector<std::string> checkpoints;
   if (restart) checkpoints.push_back(restartPath);
   const long frameEvery = config.getInt("output.frame_every");
-  const long checkpointEvery = config.getInt("run.checkpoint_every");
   const long keep = config.getInt("run.checkpoint_keep");
   const long failAt = config.getInt("run.fail_at_step");
+  CheckpointSchedule schedule(config.getInt("run.checkpoint_every"), config.getReal("run.checkpoint_wall"),
+                              wallTime());
 
   long step = startStep;
+  int stopSignal = 0;
   try {
     Progress progress(total, config.getReal("run.progress_seconds"));
     io::Diagnostics::Row row;
@@ -124,8 +146,18 @@ RunResult runSceneOnce(const SceneOptions& options) {
         ScopedTimer t("output");
         module->writeFrame(ctx, frames);
       }
-      if (last || due(step, total, checkpointEvery)) {
+      // One allreduce per step: every rank learns whether any rank was signalled, and the
+      // wall-time schedule is rank 0's, so all ranks stop and checkpoint after the same step.
+      const double now = wallTime();
+      const std::int64_t local = static_cast<std::int64_t>(StopSignals::received()) * 2 +
+                                 (comm.isRoot() && schedule.due(step, now) ? 1 : 0);
+      const std::int64_t agreed = comm.max(local);
+      stopSignal = static_cast<int>(agreed / 2);
+      const bool stop = stopSignal != 0 && !last;
+      if (last || stop || agreed % 2 == 1) {
         ScopedTimer t("checkpoint");
+        const double started = wallTime();
+        module->prepareCheckpoint(ctx);
         diagnostics.writeTo(frames.file(), "/diagnostics");
         std::string path = out.checkpointDir() + "/" + checkpointName(step);
         io::CheckpointWriter cp(path, comm);
@@ -143,15 +175,20 @@ RunResult runSceneOnce(const SceneOptions& options) {
           if (comm.isRoot() && checkpoints.front() != restartPath) fs::remove(checkpoints.front());
           checkpoints.erase(checkpoints.begin());
         }
+        schedule.written(started, wallTime());  // rank 0's clock decides
+        status["last_checkpoint"] = path;  // a run killed outright still names its last checkpoint
+        status["last_checkpoint_step"] = std::to_string(step);
+        out.writeStatus(status);
       }
       progress.update(step, module->time());
+      if (stop) break;
     }
     diagnostics.writeTo(frames.file(), "/diagnostics");
   } catch (Error& e) {
     std::string last = checkpoints.empty() ? "" : checkpoints.back();
-    std::string hint = last.empty()
-        ? "no checkpoint was written; run again from the start"
-        : "restart from the last checkpoint with: kinema run " + config.source() + " --restart " + last;
+    const std::string command = restartCmd(last);
+    std::string hint = last.empty() ? "no checkpoint was written; run again from the start with: " + command
+                                    : "restart from the last checkpoint with: " + command;
     e.addContext(str("the run stopped during step ", step, " of ", total, "; the output so far (",
                      frames.frames(), " frames, ", diagnostics.rows().size(),
                      " diagnostics rows) is in ", out.path()));
@@ -160,11 +197,28 @@ RunResult runSceneOnce(const SceneOptions& options) {
     status["failed_step"] = std::to_string(step);
     status["message"] = e.message();
     status["last_checkpoint"] = last;
-    status["restart"] = hint;
+    status["restart"] = command;
     out.writeStatus(status);
     throw;
   }
   result.stepsCompleted = step;
+
+  if (stopSignal != 0 && step < total && !module->finished()) {
+    result.interrupted = true;
+    result.signal = stopSignal;
+    result.restartCommand = restartCmd(result.lastCheckpoint);
+    status["state"] = "interrupted";
+    status["signal"] = signalName(stopSignal);
+    status["steps_completed"] = std::to_string(step);
+    status["last_checkpoint"] = result.lastCheckpoint;
+    status["restart"] = result.restartCommand;
+    out.writeStatus(status);
+    log::info("output so far: ", frames.xdmfPath(), " (", frames.frames(), " frames), ", diagnostics.csvPath());
+    log::info("timings (over ranks):\n", timers::summary(comm));
+    log::warn(signalName(stopSignal), ": stopped after step ", step, " of ", total, "; checkpoint ",
+              result.lastCheckpoint, "\ncontinue the run with:\n  ", result.restartCommand);
+    return result;
+  }
 
   status["state"] = "completed";
   status["steps_completed"] = std::to_string(step);

@@ -18,12 +18,18 @@ void declareFrameworkParams(ParamSchema& schema) {
                 "write a frame every this many steps (0 = only the last step)");
   schema.addBool("output.overwrite", false,
                  "replace the results of an earlier run in the output directory");
-  schema.addInt("run.checkpoint_every", 1, Range::atLeast(0),
-                "write a checkpoint every this many steps (0 = only the last step)");
+  schema.addInt("run.checkpoint_every", 0, Range::atLeast(0),
+                "also write a checkpoint every this many steps (0 = not by step count; checkpoints are "
+                "written by wall time, see run.checkpoint_wall, at the last step and when a signal stops the run)");
+  schema.addReal("run.checkpoint_wall", 600.0, Range::atLeast(0),
+                 "write a checkpoint when this many seconds of wall time passed since the last one "
+                 "(0 = not by time); the interval grows to 20 times the last checkpoint's duration, so "
+                 "checkpoints take under 5% of the run");
   schema.addInt("run.checkpoint_keep", 2, Range::atLeast(1),
                 "how many most recent checkpoints to keep on disk");
   schema.addString("run.restart", "",
-                   "continue from this checkpoint file (written by an earlier run of the same scene)");
+                   "continue from this checkpoint file (written by an earlier run of the same scene); "
+                   "'latest' = the newest checkpoint in the output directory");
   schema.addInt("run.fail_at_step", 0, Range::atLeast(0),
                 "rehearse a crash: stop with an error at the start of this step (0 = never); "
                 "for testing restart workflows");

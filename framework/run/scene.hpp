@@ -17,6 +17,7 @@ struct SceneOptions {
   std::optional<std::string> output;   // --output DIR (same as --set output.directory=DIR)
   std::optional<std::string> restart;  // --restart CHECKPOINT (same as --set run.restart=...)
   bool overwrite = false;              // --overwrite (same as --set output.overwrite=true)
+  std::string program = "kinema";      // the program as the user typed it (argv[0]), for restart commands
 };
 
 // Parameters every scene has: module, backend.*, output.*, run.*.
