@@ -4,8 +4,10 @@
 
 #include "framework/core/error.hpp"
 #include "framework/core/log.hpp"
+#include "framework/core/mpi_context.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/run/module.hpp"
+#include "framework/run/lifecycle.hpp"
 #include "framework/run/runner.hpp"
 
 namespace kinema::app {
@@ -13,12 +15,14 @@ namespace kinema::app {
 std::string usage() {
   return "usage:\n"
          "  kinema run SCENE.yaml [--backend NAME] [--set key=value]... [--output DIR]\n"
-         "                        [--restart CHECKPOINT.h5] [--overwrite]\n"
+         "                        [--restart CHECKPOINT.h5|latest] [--overwrite]\n"
          "  kinema check SCENE.yaml [same options]   validate the scene, print the resolved config\n"
          "  kinema help [MODULE]                      every parameter: default, range, help\n"
          "  kinema list                               registered modules, backends, solvers\n"
          "  kinema --version\n"
-         "Runs under MPI as `mpiexec -n 4 kinema run ...`; exit status 2 means bad input.\n";
+         "Runs under MPI as `mpiexec -n 4 kinema run ...`. Exit status: 0 done, 1 failed, 2 bad input,\n"
+         "64 usage, 75 stopped by SIGINT/SIGTERM/SIGUSR1 after a checkpoint (the restart command is\n"
+         "printed and in status.yaml).\n";
 }
 
 namespace {
@@ -50,9 +54,11 @@ run::SceneOptions parseSceneArgs(const std::vector<std::string>& args, const cha
 
 }  // namespace
 
-int cmdRun(const std::vector<std::string>& args) {
-  run::runScene(parseSceneArgs(args, "run"));
-  return 0;
+int cmdRun(const std::vector<std::string>& args, const std::string& program) {
+  run::SceneOptions opts = parseSceneArgs(args, "run");
+  opts.program = program;
+  run::RunResult result = run::runScene(opts);
+  return result.interrupted ? run::kExitInterrupted : 0;
 }
 
 int cmdCheck(const std::vector<std::string>& args) {
@@ -60,14 +66,14 @@ int cmdCheck(const std::vector<std::string>& args) {
   ParamSchema schema;
   Config config = run::loadScene(opts, schema);
   la::createBackend(config);  // the backend must be usable too
-  if (Comm::world().isRoot()) std::cout << config.resolvedYaml();
+  if (MpiContext::worldRank() == 0) std::cout << config.resolvedYaml();
   log::info(config.source(), ": OK (module ", config.getString("module"), ", output to ",
             run::outputDirectoryFor(config), ")");
   return 0;
 }
 
 int cmdHelp(const std::vector<std::string>& args) {
-  if (!Comm::world().isRoot()) return 0;
+  if (MpiContext::worldRank() != 0) return 0;
   if (args.empty()) {
     std::cout << "Kinema: contact, impact, fracture and rod mechanics on Eigen, PETSc or Trilinos.\n\n"
               << usage() << "\nmodules (kinema help MODULE for their parameters):\n";
@@ -89,7 +95,7 @@ int cmdHelp(const std::vector<std::string>& args) {
 }
 
 int cmdList() {
-  if (!Comm::world().isRoot()) return 0;
+  if (MpiContext::worldRank() != 0) return 0;
   std::cout << "modules:\n";
   for (const auto& [name, e] : run::modules().entries()) std::cout << "  " << name << "  " << e.help << "\n";
   std::cout << "backends:\n";

@@ -5,7 +5,8 @@
 
 namespace kinema::app {
 
-int cmdRun(const std::vector<std::string>& args);
+// `program`: argv[0], repeated in the restart command an interrupted or failed run prints.
+int cmdRun(const std::vector<std::string>& args, const std::string& program);
 int cmdCheck(const std::vector<std::string>& args);
 int cmdHelp(const std::vector<std::string>& args);
 int cmdList();

@@ -1,5 +1,11 @@
 // kinema: reads a scene, builds its module on a backend, runs it, writes the output.
-// Exit status: 0 success, 1 failure while running, 2 bad input (scene, options, files), 64 usage.
+// Exit status: 0 success, 1 failure while running, 2 bad input (scene, options, files), 64 usage,
+// 75 stopped by SIGINT, SIGTERM or SIGUSR1 after writing a checkpoint (continue it with the printed
+// command; docs/user-guide.md).
+//
+// The arguments are read before MPI is initialised: only `run` initialises it at once; --version,
+// help and check (and list, up to the first backend that needs MPI) start without it, in a few
+// milliseconds, unless the process runs under mpiexec.
 #include <exception>
 #include <iostream>
 #include <string>
@@ -16,22 +22,24 @@ constexpr const char* kVersion = "0.1.0";
 }
 
 int main(int argc, char** argv) {
-  kinema::MpiContext mpi(&argc, &argv);
-  kinema::registerBuiltins();
-  const bool multiRank = kinema::Comm::world().size() > 1;
-  std::vector<std::string> args(argv + 1, argv + argc);
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const std::string program = argc > 0 ? argv[0] : "kinema";
+  const bool run = !args.empty() && args[0] == "run";
+  kinema::MpiContext mpi(&argc, &argv, run ? kinema::MpiContext::Init::now : kinema::MpiContext::Init::lazy);
+  const bool root = kinema::MpiContext::worldRank() == 0;
   try {
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-      if (kinema::Comm::world().isRoot()) std::cout << kinema::app::usage();
+      if (root) std::cout << kinema::app::usage();
       return args.empty() ? 64 : 0;
     }
     if (args[0] == "--version") {
-      if (kinema::Comm::world().isRoot()) std::cout << "kinema " << kVersion << "\n";
+      if (root) std::cout << "kinema " << kVersion << "\n";
       return 0;
     }
+    kinema::registerBuiltins();
     const std::string cmd = args[0];
     std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (cmd == "run") return kinema::app::cmdRun(rest);
+    if (cmd == "run") return kinema::app::cmdRun(rest, program);
     if (cmd == "check") return kinema::app::cmdCheck(rest);
     if (cmd == "help") return kinema::app::cmdHelp(rest);
     if (cmd == "list") return kinema::app::cmdList();
@@ -45,7 +53,7 @@ int main(int argc, char** argv) {
     // A failure on one rank may leave the others waiting in a collective: report it from the
     // rank that saw it and take the whole job down.
     kinema::log::writeAnyRank(kinema::log::Level::error, e.what());
-    if (multiRank) kinema::MpiContext::abort(1);
+    if (kinema::MpiContext::mpiActive() && kinema::Comm::world().size() > 1) kinema::MpiContext::abort(1);
     return 1;
   }
 }
