@@ -1,0 +1,327 @@
+// The life of a run as a user (or a batch queue) meets it: a signal delivered to a running kinema
+// at 1 and 2 ranks stops it after a step with a checkpoint, status.yaml `interrupted`, exit status
+// 75 and a restart command that, run word for word, continues bitwise like an uninterrupted run;
+// a failed run's restart command works the same; `--restart latest`; the checkpoint schedule.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "framework/io/hdf5_file.hpp"
+#include "framework/run/lifecycle.hpp"
+#include "test_util.hpp"
+
+namespace fs = std::filesystem;
+using namespace kinema;
+
+namespace {
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// status.yaml as key -> value (the values are written quoted, one per line).
+std::map<std::string, std::string> readStatus(const std::string& dir) {
+  std::map<std::string, std::string> m;
+  std::istringstream in(readFile(dir + "/status.yaml"));
+  std::string line;
+  while (std::getline(in, line)) {
+    auto colon = line.find(": \"");
+    if (line.empty() || line[0] == '#' || colon == std::string::npos) continue;
+    m[line.substr(0, colon)] = line.substr(colon + 3, line.size() - colon - 4);
+  }
+  return m;
+}
+
+// A child process: `sh -c 'exec CMD'` in a clean environment (PATH only: this test process is an
+// MPI singleton whose OMPI_/PMIX_ variables would confuse a nested mpiexec), output to `log`.
+struct Child {
+  pid_t pid = -1;
+  std::string log;
+};
+
+Child start(const std::string& cmd, const std::string& log) {
+  const char* path = std::getenv("PATH");
+  std::string env = "PATH=" + std::string(path ? path : "/usr/bin:/bin");
+  std::string script = "exec " + cmd + " >" + log + " 2>&1";
+  char* argv[] = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"), script.data(), nullptr};
+  char* envp[] = {env.data(), nullptr};
+  Child c;
+  c.log = log;
+  if (posix_spawn(&c.pid, "/bin/sh", nullptr, nullptr, argv, envp) != 0) c.pid = -1;
+  return c;
+}
+
+int wait(const Child& c) {
+  int st = 0;
+  if (waitpid(c.pid, &st, 0) != c.pid) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result runCmd(const std::string& cmd, const std::string& log) {
+  Child c = start(cmd, log);
+  int st = wait(c);
+  return {st, readFile(log)};
+}
+
+std::string kinemaBin() { return KINEMA_BIN; }
+std::string mpiexec(int np) {
+  return std::string(KINEMA_MPIEXEC) + " --allow-run-as-root --oversubscribe -n " + std::to_string(np) + " ";
+}
+
+// Waits until the run has written status.yaml (its signal handlers are in place from then on).
+bool waitForStatus(const std::string& dir, double seconds = 60) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (fs::exists(dir + "/status.yaml")) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+// The processes whose parent is `parent` (the ranks mpiexec started).
+std::vector<pid_t> childrenOf(pid_t parent) {
+  std::vector<pid_t> kids;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string stat = readFile(e.path().string() + "/stat");
+    auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state;
+    long ppid;
+    rest >> state >> ppid;
+    if (ppid == parent) kids.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return kids;
+}
+
+// A 2D pile of 80 discs with restitution and a random Gauss-Seidel order: a trajectory that a
+// single flipped bit would change.
+std::string writePile(const std::string& dir, const std::string& backend, int steps) {
+  std::string path = dir + "/pile.yaml";
+  std::ofstream(path) << "module: impact\nbackend: " << backend << "\n"
+                      << "impact:\n"
+                         "  scene: {type: pile, dimension: 2, count: 80, radius: 0.05, width: 0.6, jitter: 0.1, seed: 3}\n"
+                         "  sim: {dt: 0.004, steps: " << steps << ", gravity: 9.81}\n"
+                         "  resolver: {operator: gs-random, restitution: 0.3, qp_tolerance: 1.0e-10}\n"
+                         "run: {progress_seconds: 1000}\n"
+                         "output: {frame_every: 10}\n";
+  return path;
+}
+
+bool bitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+// Every frame's positions and velocities, and the diagnostics table without its timing columns,
+// are the same bits in both runs.
+void expectSameRun(const std::string& a, const std::string& b) {
+  Comm self = Comm::self();
+  io::H5File fa(a + "/frames.h5", io::H5File::Mode::read, self);
+  io::H5File fb(b + "/frames.h5", io::H5File::Mode::read, self);
+  const auto frames = fa.children("/frames");
+  ASSERT_EQ(frames, fb.children("/frames"));
+  ASSERT_FALSE(frames.empty());
+  for (const auto& f : frames)
+    for (const char* field : {"positions", "velocity"})
+      EXPECT_TRUE(bitwiseEqual(fa.readAll("/frames/" + f + "/" + field), fb.readAll("/frames/" + f + "/" + field)))
+          << f << "/" << field;
+  auto strip = [](const std::string& csv) {
+    // Drops the timing columns (wall_seconds, seconds_*): the only ones that may differ.
+    std::istringstream in(csv);
+    std::string line, out;
+    std::vector<bool> timing;
+    while (std::getline(in, line)) {
+      std::vector<std::string> cells;
+      std::stringstream ss(line);
+      std::string cell;
+      while (std::getline(ss, cell, ',')) cells.push_back(cell);
+      if (timing.empty())
+        for (const auto& c : cells) timing.push_back(c.find("seconds") != std::string::npos);
+      for (std::size_t i = 0; i < cells.size(); ++i)
+        if (i >= timing.size() || !timing[i]) out += cells[i] + ",";
+      out += "\n";
+    }
+    return out;
+  };
+  const std::string da = strip(readFile(a + "/diagnostics.csv")), db = strip(readFile(b + "/diagnostics.csv"));
+  EXPECT_FALSE(da.empty());
+  EXPECT_EQ(da, db);
+}
+
+// The command after "continue the run with:" in the output.
+std::string printedRestart(const std::string& output) {
+  const std::string marker = "continue the run with:\n  ";
+  auto at = output.find(marker);
+  if (at == std::string::npos) return "";
+  at += marker.size();
+  return output.substr(at, output.find('\n', at) - at);
+}
+
+// Sends `sig` to a running kinema once it has written status.yaml (to `target`: "run" = the
+// process started, "rank1" = the second of two ranks only), then checks the interrupted state and
+// continues with the printed command; the result must equal the uninterrupted run `full`.
+void interruptAndContinue(const std::string& dir, int np, int sig, const std::string& target,
+                          const std::string& scene, const std::string& full) {
+  const std::string out = dir + "/sig";
+  const std::string launcher = np > 1 ? mpiexec(np) : "";
+  Child c = start(launcher + kinemaBin() + " run " + scene + " --output " + out + " --set output.frame_every=10", dir + "/sig.log");
+  ASSERT_GT(c.pid, 0);
+  ASSERT_TRUE(waitForStatus(out));
+  pid_t victim = c.pid;
+  if (target == "rank1") {
+    const std::string rank0 = readStatus(out)["pid"];
+    for (pid_t p : childrenOf(c.pid))
+      if (std::to_string(p) != rank0) victim = p;
+    ASSERT_NE(victim, c.pid) << "no second rank found";
+  }
+  ASSERT_EQ(kill(victim, sig), 0);
+  const int code = wait(c);
+  const std::string output = readFile(c.log);
+  ASSERT_EQ(code, run::kExitInterrupted) << output;
+  auto status = readStatus(out);
+  EXPECT_EQ(status["state"], "interrupted") << readFile(out + "/status.yaml");
+  EXPECT_EQ(status["signal"], run::signalName(sig));
+  const std::string cp = status["last_checkpoint"];
+  EXPECT_TRUE(fs::exists(cp)) << cp;
+  EXPECT_EQ(cp, out + "/checkpoints/checkpoint_" + std::string(6 - status["steps_completed"].size(), '0') +
+                    status["steps_completed"] + ".h5");
+  EXPECT_LT(std::stol(status["steps_completed"]), std::stol(status["total_steps"]));
+  const std::string cmd = printedRestart(output);
+  EXPECT_EQ(cmd, status["restart"]) << output;
+  EXPECT_EQ(cmd, launcher + kinemaBin() + " run " + scene + " --output " + out +
+                     " --set output.frame_every=10 --restart " + cp);
+
+  Result again = runCmd(cmd, dir + "/again.log");
+  ASSERT_EQ(again.status, 0) << again.output;
+  EXPECT_EQ(readStatus(out)["state"], "completed");
+  expectSameRun(full, out);
+}
+
+}  // namespace
+
+TEST(Lifecycle, ShellQuoteLeavesPlainWordsAlone) {
+  EXPECT_EQ(run::shellQuote("out/a_b-1.h5"), "out/a_b-1.h5");
+  EXPECT_EQ(run::shellQuote("impact.sim.dt=1.0e-3"), "impact.sim.dt=1.0e-3");
+  EXPECT_EQ(run::shellQuote("a b"), "'a b'");
+  EXPECT_EQ(run::shellQuote("x=[1, 2]"), "'x=[1, 2]'");
+  EXPECT_EQ(run::shellQuote("it's"), "'it'\\''s'");
+  EXPECT_EQ(run::shellQuote(""), "''");
+}
+
+TEST(Lifecycle, CheckpointScheduleByStepsAndByWallTime) {
+  run::CheckpointSchedule steps(5, 0, 0.0);
+  EXPECT_FALSE(steps.due(4, 1e9));
+  EXPECT_TRUE(steps.due(10, 0.0));
+  run::CheckpointSchedule none(0, 0, 0.0);
+  EXPECT_FALSE(none.due(100, 1e9));
+  // Every 600 s of wall time ...
+  run::CheckpointSchedule wall(0, 600, 0.0);
+  EXPECT_FALSE(wall.due(1, 599));
+  EXPECT_TRUE(wall.due(1, 600));
+  wall.written(600, 601);
+  EXPECT_FALSE(wall.due(2, 1200));
+  EXPECT_TRUE(wall.due(2, 1201));
+  // ... but a checkpoint that takes 60 s is followed by at least 20 x 60 s of steps: under 5 %.
+  wall.written(1201, 1261);
+  EXPECT_DOUBLE_EQ(wall.interval(), 1200);
+  EXPECT_FALSE(wall.due(3, 1261 + 1199));
+  EXPECT_TRUE(wall.due(3, 1261 + 1200));
+}
+
+TEST(Lifecycle, SignalStopsOneRankRunWhichContinuesBitwiseFromThePrintedCommand) {
+  auto dir = test::scratchDir("lifecycle_np1");
+  const std::string scene = writePile(dir, "eigen", 120);
+  ASSERT_EQ(runCmd(kinemaBin() + " run " + scene + " --output " + dir + "/full", dir + "/full.log").status, 0);
+  // Default schedule: a short run writes its last checkpoint only.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir + "/full/checkpoints"), fs::directory_iterator{}), 1);
+  interruptAndContinue(dir, 1, SIGTERM, "run", scene, dir + "/full");
+  // Ctrl-C is the same stop.
+  Child c = start(kinemaBin() + " run " + scene + " --output " + dir + "/int", dir + "/int.log");
+  ASSERT_TRUE(waitForStatus(dir + "/int"));
+  ASSERT_EQ(kill(c.pid, SIGINT), 0);
+  EXPECT_EQ(wait(c), run::kExitInterrupted) << readFile(dir + "/int.log");
+  EXPECT_EQ(readStatus(dir + "/int")["state"], "interrupted");
+  EXPECT_EQ(readStatus(dir + "/int")["signal"], "SIGINT");
+  EXPECT_TRUE(fs::exists(readStatus(dir + "/int")["last_checkpoint"]));
+}
+
+TEST(Lifecycle, SignalToOneOfTwoRanksStopsBothAtTheSameStep) {
+  auto dir = test::scratchDir("lifecycle_np2");
+  const std::string scene = writePile(dir, "petsc", 120);
+  ASSERT_EQ(runCmd(mpiexec(2) + kinemaBin() + " run " + scene + " --output " + dir + "/full", dir + "/full.log").status, 0);
+  // SIGUSR1 (a batch queue's warning) to rank 1 only: rank 0 learns it at the step boundary.
+  interruptAndContinue(dir, 2, SIGUSR1, "rank1", scene, dir + "/full");
+}
+
+TEST(Lifecycle, FailedRunsRestartCommandRunsWordForWord) {
+  auto dir = test::scratchDir("lifecycle_fail");
+  const std::string scene = writePile(dir, "eigen", 30);
+  ASSERT_EQ(runCmd(kinemaBin() + " run " + scene + " --output " + dir + "/full", dir + "/full.log").status, 0);
+  // A relative scene and output, run from the scratch directory as a user would.
+  const std::string cd = "cd " + dir + " && ";
+  Result crash = runCmd("sh -c '" + cd + kinemaBin() +
+                            " run pile.yaml --output crash --backend eigen --set run.checkpoint_every=5"
+                            " --set run.fail_at_step=13'",
+                        dir + "/crash.log");
+  ASSERT_EQ(crash.status, 1) << crash.output;
+  const std::string expected = kinemaBin() +
+                               " run pile.yaml --output crash --backend eigen --set run.checkpoint_every=5"
+                               " --restart crash/checkpoints/checkpoint_000010.h5";
+  EXPECT_NE(crash.output.find("restart from the last checkpoint with: " + expected), std::string::npos)
+      << crash.output;
+  EXPECT_EQ(readStatus(dir + "/crash")["state"], "failed");
+  EXPECT_EQ(readStatus(dir + "/crash")["restart"], expected);
+
+  // Without --output a restart names a directory that holds no run: refused, nothing created.
+  Result wrong = runCmd("sh -c '" + cd + kinemaBin() + " run pile.yaml --restart crash/checkpoints/checkpoint_000010.h5'",
+                        dir + "/wrong.log");
+  EXPECT_EQ(wrong.status, 2) << wrong.output;
+  EXPECT_NE(wrong.output.find("holds no run"), std::string::npos) << wrong.output;
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+
+  Result again = runCmd("sh -c '" + cd + expected + "'", dir + "/again.log");
+  ASSERT_EQ(again.status, 0) << again.output;
+  EXPECT_EQ(readStatus(dir + "/crash")["state"], "completed");
+  EXPECT_FALSE(fs::exists(dir + "/out")) << "a restart writes into its run's directory only";
+  expectSameRun(dir + "/full", dir + "/crash");
+}
+
+TEST(Lifecycle, RestartLatestContinuesFromTheNewestCheckpoint) {
+  auto dir = test::scratchDir("lifecycle_latest");
+  const std::string scene = writePile(dir, "eigen", 30);
+  const std::string out = dir + "/out";
+  Result none = runCmd(kinemaBin() + " run " + scene + " --output " + out + " --restart latest", dir + "/none.log");
+  EXPECT_EQ(none.status, 2) << none.output;
+  EXPECT_NE(none.output.find("latest: no checkpoint in " + out + "/checkpoints"), std::string::npos) << none.output;
+  EXPECT_FALSE(fs::exists(out));
+
+  Result crash = runCmd(kinemaBin() + " run " + scene + " --output " + out +
+                            " --set run.checkpoint_every=4 --set run.checkpoint_keep=10 --set run.fail_at_step=15",
+                        dir + "/crash.log");
+  ASSERT_EQ(crash.status, 1) << crash.output;
+  Result again = runCmd(kinemaBin() + " run " + scene + " --output " + out + " --restart latest", dir + "/again.log");
+  ASSERT_EQ(again.status, 0) << again.output;
+  EXPECT_NE(again.output.find("restarting from " + out + "/checkpoints/checkpoint_000012.h5"), std::string::npos)
+      << again.output;
+  EXPECT_EQ(readStatus(out)["restarted_from"], out + "/checkpoints/checkpoint_000012.h5");
+  EXPECT_EQ(readStatus(out)["state"], "completed");
+}
