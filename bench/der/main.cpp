@@ -12,18 +12,29 @@
 //     by rank 0 alone and then by all ranks (contiguous cost-balanced split), the ratio of the two
 //     wall times, MPRGP iterations per solve, strands in equilibrium, and the forward-simulation
 //     time per frame (12 steps per frame).
+//  5. Memory per strand: the kinema CLI (beside this binary) run as a separate one-rank process
+//     on the wisps scene (100-vertex strands) at two strand counts, with and without forward
+//     frames; peak RSS from the OS (wait4's ru_maxrss of the child), and the difference divided by
+//     the difference in strands, so fixed costs cancel. Checked against 50 KB per strand.
 //
-//   mpiexec -n 2 build/bin/bench_der [--quick] [--sections table1,precond,schemes,hair]
+//   mpiexec -n 2 build/bin/bench_der [--quick] [--sections table1,precond,schemes,hair,memory]
 //       [--hair-strands 1000] [--hair-vertices 100] [--hair-frames 2] [--markdown FILE]
 //
 // Sections 1-3 run on rank 0. --quick (small sizes) is what the test suite runs; it exits with
 // status 1 if a check fails (ASC-MPRGP or the IPM not converging, the ALM not reaching equilibrium
 // on a scene where it must, or the 1-rank and all-rank results differing).
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -387,6 +398,83 @@ void hair(const la::Backend& backend, int strands, int vertices, int frames) {
 }
 
 
+// ---- 5. memory per strand -------------------------------------------------------------------
+
+extern "C" char** environ;
+
+// Runs `argv` as a child process with the MPI launcher's variables removed from the environment
+// (the child is a one-rank run of its own, not a rank of this job); returns its peak RSS in KB
+// (ru_maxrss) or -1 if it could not run or failed.
+long childPeakKb(const std::vector<std::string>& args) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string v = *e;
+    if (v.rfind("OMPI_", 0) == 0 || v.rfind("PMIX_", 0) == 0 || v.rfind("PRTE_", 0) == 0 ||
+        v.rfind("HYDRA_", 0) == 0 || v.rfind("PMI_", 0) == 0 || v.rfind("MPI_", 0) == 0)
+      continue;
+    env.push_back(v);
+  }
+  std::vector<char*> argp, envp;
+  for (const auto& a : args) argp.push_back(const_cast<char*>(a.c_str()));
+  argp.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argp[0], &fa, nullptr, argp.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  struct rusage ru {};
+  if (wait4(pid, &status, 0, &ru) != pid) return -1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  return ru.ru_maxrss;  // KB on Linux
+}
+
+void memory(bool quick) {
+  namespace fs = std::filesystem;
+  const fs::path cli = fs::read_symlink("/proc/self/exe").parent_path() / "kinema";
+  md << "## Memory per strand (100-vertex wisps, 1 rank, peak RSS of the kinema CLI)\n\n";
+  if (!fs::exists(cli)) {
+    md << "Skipped: " << cli.string() << " is not built.\n\n";
+    return;
+  }
+  const fs::path dir = fs::temp_directory_path() / ("bench_der_memory_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  // The scene of modules/der/scenes/wisps.yaml with 100-vertex strands.
+  std::ofstream(dir / "wisps.yaml") << "module: der\nbackend: eigen\nder:\n"
+      "  strands: {source: wisps, count: 1, vertices: 100, length: 0.2, seed: 7}\n"
+      "  material: {radius: 1.0e-4}\n"
+      "  optimize: {scheme: alm, mu: 0.5, eps_p: 1.0e-12, k_max: 300}\n"
+      "  simulate: {frames: 0, steps_per_frame: 12, root_motion: shake, root_amplitude: 0.01, root_period: 0.5}\n";
+  const int s1 = quick ? 100 : 500, s2 = quick ? 300 : 2000;
+  md << "| run | peak RSS at " << s1 << " strands [MB] | at " << s2 << " strands [MB] | per strand [KB] |\n"
+     << "|---|---|---|---|\n";
+  for (int frames : {0, 2}) {
+    long kb[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      const int S = k == 0 ? s1 : s2;
+      kb[k] = childPeakKb({cli.string(), "run", (dir / "wisps.yaml").string(), "--output", (dir / "out").string(),
+                           "--overwrite", "--set", "der.strands.count=" + std::to_string(S), "--set",
+                           "der.simulate.frames=" + std::to_string(frames)});
+    }
+    if (kb[0] < 0 || kb[1] < 0) {
+      check(false, "the kinema CLI runs for the memory measurement");
+      continue;
+    }
+    const double perStrand = static_cast<double>(kb[1] - kb[0]) * 1024.0 / (s2 - s1) / 1000.0;
+    md << "| " << (frames == 0 ? "optimisation only" : "optimisation + 2 forward frames") << " | "
+       << fmt("%.1f", kb[0] / 1024.0) << " | " << fmt("%.1f", kb[1] / 1024.0) << " | " << fmt("%.1f", perStrand)
+       << " |\n";
+    check(perStrand <= 50.0, "peak memory per 100-vertex strand <= 50 KB");
+  }
+  md << "\nPer strand = (RSS(" << s2 << ") - RSS(" << s1 << ")) / " << s2 - s1
+     << " (KB = 1000 bytes); before the per-rank workspaces (issue 16) it was about 530 KB.\n\n";
+  fs::remove_all(dir);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -394,7 +482,7 @@ int main(int argc, char** argv) {
   registerBuiltins();
   Comm world = Comm::world();
   bool quick = false;
-  std::vector<std::string> sections{"table1", "precond", "schemes", "hair"};
+  std::vector<std::string> sections{"table1", "precond", "schemes", "hair", "memory"};
   int hairStrands = 1000, hairVertices = 100, hairFrames = 2;
   std::string markdown;
   for (int i = 1; i < argc; ++i) {
@@ -408,7 +496,7 @@ int main(int argc, char** argv) {
     else if (a == "--markdown") markdown = next();
     else {
       if (world.isRoot())
-        std::cerr << "usage: bench_der [--quick] [--sections table1,precond,schemes,hair] [--hair-strands S]\n"
+        std::cerr << "usage: bench_der [--quick] [--sections table1,precond,schemes,hair,memory] [--hair-strands S]\n"
                      "       [--hair-vertices N] [--hair-frames F] [--markdown FILE]\n";
       return 64;
     }
@@ -430,6 +518,7 @@ int main(int argc, char** argv) {
   }
   world.barrier();
   if (has("hair")) hair(*eigen, hairStrands, hairVertices, hairFrames);
+  if (has("memory") && world.isRoot()) memory(quick);
   if (world.isRoot()) {
     std::cout << md.str();
     if (!markdown.empty()) std::ofstream(markdown) << md.str();

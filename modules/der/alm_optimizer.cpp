@@ -2,6 +2,7 @@
 #include "modules/der/alm_optimizer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 
@@ -26,40 +27,34 @@ void massAndGravity(const RestState& rest, const Material& m, std::vector<double
   fext.assign(g.begin() + kFixedDofs, g.end());
 }
 
+std::atomic<std::uint64_t> nextOptimizerId{1};
+
+bool sameSolver(const OptimizerOptions& o, const std::string& prec, const QpPreconditionerOptions& q,
+                const solvers::MprgpOptions& m) {
+  const QpPreconditionerOptions& a = o.qp;
+  const solvers::MprgpOptions& b = o.mprgp;
+  return o.preconditioner == prec && a.pivotFloor == q.pivotFloor && a.wjacobiOmega == q.wjacobiOmega &&
+         a.wjacobiSweeps == q.wjacobiSweeps && a.ssorOmega == q.ssorOmega && a.micTau == q.micTau &&
+         a.micSigma == q.micSigma && b.gamma == m.gamma && b.alphaRule == m.alphaRule &&
+         b.alphaFactor == m.alphaFactor && b.alphaFixed == m.alphaFixed && b.powerIterations == m.powerIterations &&
+         b.rtol == m.rtol && b.atol == m.atol && b.maxIterations == m.maxIterations;
+}
+
 }  // namespace
 
-AlmOptimizer::AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
-                           const OptimizerOptions& options, const la::Backend& backend, int strandId)
-    : AlmOptimizer(q, frames, material, restStateFrom(q, frames, material, true), {}, {}, options, backend, strandId) {}
-
-AlmOptimizer::AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
-                           const RestState& initial, std::vector<double> massFree,
-                           std::vector<double> externalForceFree, const OptimizerOptions& options,
-                           const la::Backend& backend, int strandId)
-    : options_(options),
-      backend_(backend),
-      strandId_(strandId),
-      N_(static_cast<int>(initial.restLength.size()) + 1),
-      rest0_(initial),
-      model_([&] {
-        if (massFree.empty() && externalForceFree.empty()) massAndGravity(initial, material, massFree, externalForceFree);
-        return StrandForceModel(computeKinematics(q, frames), material.radius, initial.restLength.at(0),
-                                stiffnessScale(initial), std::move(massFree), std::move(externalForceFree));
-      }()),
+AlmWorkspace::AlmWorkspace(const OptimizerOptions& options, const la::Backend& backend)
+    : backend_(backend),
+      preconditioner_(options.preconditioner),
+      qpOptions_(options.qp),
+      A_(std::make_shared<BandedSymmetric>()),
+      prec_(makeQpPreconditioner(options.preconditioner, options.qp, backend)),
       mprgp_(options.mprgp) {
-  if (model_.vertices() != N_)
-    throw InputError(str("der optimizer (strand ", strandId_, "): q has ", model_.vertices(),
-                         " vertices but the rest state ", N_));
-  synchronizeRestKappa(rest0_);
-  options_.bounds.eta = options_.etaRatio * options_.bounds.mu;
-  const double s = model_.scale();
-  p0_ = toParameters(rest0_, s);
-  p_ = p0_;
-  w_ = parameterWeights(N_, options_.weightStiffness, options_.weightRest);
-  box_ = parameterBounds(p0_, options_.bounds, options_.scheme);
-  const std::size_t n = p0_.size(), m = static_cast<std::size_t>(constraintCount(N_));
-  lambda_.assign(m, 0.0);
-  prevDp_.assign(n, 0.0);
+  mprgp_.setPreconditioner(prec_);
+}
+
+void AlmWorkspace::resize(int N) {
+  if (N == N_) return;
+  const std::size_t n = static_cast<std::size_t>(parameterCount(N)), m = static_cast<std::size_t>(constraintCount(N));
   f_.assign(m, 0.0);
   fTrial_.assign(m, 0.0);
   work_.assign(m, 0.0);
@@ -70,24 +65,120 @@ AlmOptimizer::AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& 
   lo_.assign(n, 0.0);
   hi_.assign(n, 0.0);
   scaling_.assign(n, 1.0);
-  J_.resize(N_);
-  A_ = std::make_shared<BandedSymmetric>(static_cast<int>(n), kBcqpBandwidth);
+  J_.resize(N);
+  A_->resize(static_cast<int>(n), kBcqpBandwidth);
   map_ = std::make_shared<la::IndexMap>(Comm::self(), static_cast<la::GlobalIndex>(n));
   op_ = std::make_shared<BandedOperator>(backend_, map_, A_);
   bVec_ = backend_.createVector(map_);
   loVec_ = backend_.createVector(map_);
   hiVec_ = backend_.createVector(map_);
   xVec_ = backend_.createVector(map_);
-  prec_ = makeQpPreconditioner(options_.preconditioner, options_.qp, backend_);
-  mprgp_.setPreconditioner(prec_);
+  N_ = N;
+}
 
-  fextNorm_ = scaledNorm(std::vector<double>(model_.externalForce().begin(), model_.externalForce().end()));
+AlmOptimizer::AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
+                           const OptimizerOptions& options, const la::Backend& backend, int strandId,
+                           std::shared_ptr<AlmWorkspace> workspace)
+    : AlmOptimizer(q, frames, material, restStateFrom(q, frames, material, true), {}, {}, options, backend, strandId,
+                   std::move(workspace)) {}
+
+AlmOptimizer::AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
+                           const RestState& initial, std::vector<double> massFree,
+                           std::vector<double> externalForceFree, const OptimizerOptions& options,
+                           const la::Backend& backend, int strandId, std::shared_ptr<AlmWorkspace> workspace)
+    : options_(options),
+      backend_(backend),
+      strandId_(strandId),
+      N_(static_cast<int>(initial.restLength.size()) + 1),
+      q_(q),
+      material_(material),
+      frames_(frames),
+      rest0_(initial),
+      massFree_(std::move(massFree)),
+      fextFree_(std::move(externalForceFree)),
+      id_(nextOptimizerId++),
+      ws_(std::move(workspace)) {
+  init();
+}
+
+AlmOptimizer::AlmOptimizer(std::vector<double> q, const Material& material, const OptimizerOptions& options,
+                           const la::Backend& backend, int strandId, std::shared_ptr<AlmWorkspace> workspace)
+    : options_(options),
+      backend_(backend),
+      strandId_(strandId),
+      N_(vertexCount(q)),
+      q_(std::move(q)),
+      material_(material),
+      id_(nextOptimizerId++),
+      ws_(std::move(workspace)) {
+  init();
+}
+
+AlmOptimizer::~AlmOptimizer() {
+  if (ws_ && ws_->owner_ == id_) ws_->owner_ = 0;
+}
+
+void AlmOptimizer::init() {
+  if (!ws_) ws_ = std::make_shared<AlmWorkspace>(options_, backend_);
+  if (!sameSolver(options_, ws_->preconditioner_, ws_->qpOptions_, ws_->mprgp_.options()))
+    throw Error(str("der optimizer (strand ", strandId_, "): the shared workspace was made for other "
+                    "preconditioner or MPRGP options"));
+  options_.bounds.eta = options_.etaRatio * options_.bounds.mu;
+  const AlmWorkspace& w = bound();
+  if (w.model_.vertices() != N_)
+    throw InputError(str("der optimizer (strand ", strandId_, "): q has ", w.model_.vertices(),
+                         " vertices but the rest state ", N_));
+  scale_ = w.model_.scale();
+  p_ = w.p0_;
+  lambda_.assign(static_cast<std::size_t>(constraintCount(N_)), 0.0);
+  prevDp_.assign(p_.size(), 0.0);
+
+  fextNorm_ = scaledNorm(std::vector<double>(w.model_.externalForce().begin(), w.model_.externalForce().end()));
   if (!(fextNorm_ > 0.0))
     throw InputError(str("der optimizer (strand ", strandId_, "): the external force is zero; the relative "
                          "residual is undefined"));
-  model_.force(p_, f_);
-  checkFinite(f_, "force f(p0)");
-  stats_.initialResidual = stats_.residual = scaledNorm(f_) / fextNorm_;
+  std::vector<double>& f = ws_->f_;
+  w.model_.force(p_, f);
+  checkFinite(f, "force f(p0)");
+  stats_.initialResidual = stats_.residual = scaledNorm(f) / fextNorm_;
+}
+
+AlmWorkspace& AlmOptimizer::bound() const {
+  AlmWorkspace& w = *ws_;
+  if (w.owner_ == id_) return w;
+  w.owner_ = 0;  // invalid until rebuilt (an exception below leaves it so)
+  // The same functions on the same inputs as when the optimiser was constructed: bitwise the
+  // same frames, initial rest state, mass, force model, p0, W and box.
+  const ReferenceFrames* frames = &frames_;
+  if (frames_.a1.empty()) {
+    w.frames_ = initialFrames(q_);
+    frames = &w.frames_;
+  }
+  const RestState* rest0 = &rest0_;
+  if (rest0_.restLength.empty()) {
+    w.rest0_ = restStateFrom(q_, *frames, material_, true);
+    rest0 = &w.rest0_;
+  }
+  const std::vector<double>* mass = &massFree_;
+  const std::vector<double>* fext = &fextFree_;
+  if (massFree_.empty() && fextFree_.empty()) {
+    massAndGravity(*rest0, material_, w.mass_, w.fext_);
+    mass = &w.mass_;
+    fext = &w.fext_;
+  }
+  // The model takes the scale of the rest state as given; p0 that of the synchronised copy (spec
+  // 8.6), as the optimiser always did.
+  w.model_.rebuild(q_, *frames, material_.radius, rest0->restLength.at(0), stiffnessScale(*rest0), *mass, *fext);
+  if (w.model_.vertices() != N_) return w;  // init() reports it
+  if (rest0 != &w.rest0_) w.rest0_ = *rest0;
+  synchronizeRestKappa(w.rest0_);
+  w.p0_ = toParameters(w.rest0_, w.model_.scale());
+  w.w_ = parameterWeights(N_, options_.weightStiffness, options_.weightRest);
+  w.box_ = parameterBounds(w.p0_, options_.bounds, options_.scheme);
+  w.resize(N_);
+  w.owner_ = id_;
+  ++w.rebuilds_;
+  return w;
 }
 
 void AlmOptimizer::checkFinite(const std::vector<double>& v, const char* what) const {
@@ -98,7 +189,8 @@ void AlmOptimizer::checkFinite(const std::vector<double>& v, const char* what) c
 }
 
 double AlmOptimizer::scaledNorm(const std::vector<double>& f) const {
-  const auto ism = model_.inverseSqrtMass();
+  const AlmWorkspace& w = bound();
+  const auto ism = w.model_.inverseSqrtMass();
   double s = 0.0;
   for (std::size_t r = 0; r < f.size(); ++r) {
     const double c = ism[r] * f[r];
@@ -109,12 +201,13 @@ double AlmOptimizer::scaledNorm(const std::vector<double>& f) const {
 
 // Eq. 15: L = 1/2 ||p - p0||_W^2 + lambda^T M^-1/2 f + rho/2 ||M^-1/2 f||^2.
 double AlmOptimizer::lagrangianOf(const std::vector<double>& p, const std::vector<double>& f) const {
+  const AlmWorkspace& w = bound();
   double R = 0.0;
   for (std::size_t a = 0; a < p.size(); ++a) {
-    const double d = p[a] - p0_[a];
-    R += w_[a] * d * d;
+    const double d = p[a] - w.p0_[a];
+    R += w.w_[a] * d * d;
   }
-  const auto ism = model_.inverseSqrtMass();
+  const auto ism = w.model_.inverseSqrtMass();
   double lc = 0.0, cc = 0.0;
   for (std::size_t r = 0; r < f.size(); ++r) {
     const double c = ism[r] * f[r];
@@ -125,40 +218,44 @@ double AlmOptimizer::lagrangianOf(const std::vector<double>& p, const std::vecto
 }
 
 double AlmOptimizer::lagrangian(const std::vector<double>& p) const {
-  std::vector<double> f(f_.size());
-  model_.force(p, f);
+  const AlmWorkspace& w = bound();
+  std::vector<double> f(w.f_.size());
+  w.model_.force(p, f);
   return lagrangianOf(p, f);
 }
 
 double AlmOptimizer::relativeResidual() const { return relativeResidual(p_); }
 
 double AlmOptimizer::relativeResidual(const std::vector<double>& p) const {
-  std::vector<double> f(f_.size());
-  model_.force(p, f);
+  const AlmWorkspace& w = bound();
+  std::vector<double> f(w.f_.size());
+  w.model_.force(p, f);
   return scaledNorm(f) / fextNorm_;
 }
 
 void AlmOptimizer::assemble() {
-  model_.force(p_, f_);
-  checkFinite(f_, "force f");
-  model_.jacobian(p_, J_);
-  if (!J_.allFinite())
+  AlmWorkspace& w = bound();
+  w.model_.force(p_, w.f_);
+  checkFinite(w.f_, "force f");
+  w.model_.jacobian(p_, w.J_);
+  if (!w.J_.allFinite())
     throw Error(str("der optimizer: strand ", strandId_, ", iteration ", k_, ": the force Jacobian J has a "
                     "non-finite entry"));
   // Eq. 22 and Eq. 23.
-  almGradient(J_, w_, p_, p0_, model_.inverseSqrtMass(), model_.inverseMass(), lambda_, options_.rho, f_, work_, grad_);
-  checkFinite(grad_, "ALM gradient");
-  assembleBcqpMatrix(J_, model_.inverseMass(), options_.rho, w_, *A_);
+  almGradient(w.J_, w.w_, p_, w.p0_, w.model_.inverseSqrtMass(), w.model_.inverseMass(), lambda_, options_.rho, w.f_, w.work_, w.grad_);
+  checkFinite(w.grad_, "ALM gradient");
+  assembleBcqpMatrix(w.J_, w.model_.inverseMass(), options_.rho, w.w_, *w.A_);
   for (std::size_t a = 0; a < p_.size(); ++a) {
-    b_[a] = -grad_[a];
-    lo_[a] = box_.lower[a] - p_[a];  // Delta p_min = p_min - p^k (Eq. 20)
-    hi_[a] = box_.upper[a] - p_[a];
+    w.b_[a] = -w.grad_[a];
+    w.lo_[a] = w.box_.lower[a] - p_[a];  // Delta p_min = p_min - p^k (Eq. 20)
+    w.hi_[a] = w.box_.upper[a] - p_[a];
   }
 }
 
 BcqpInstance AlmOptimizer::currentBcqp(bool asSolved) {
+  AlmWorkspace& w = bound();
   assemble();
-  BcqpInstance qp{*A_, b_, lo_, hi_};
+  BcqpInstance qp{*w.A_, w.b_, w.lo_, w.hi_};
   if (asSolved && options_.scaleBcqp) scaleBcqp(qp);
   return qp;
 }
@@ -192,19 +289,20 @@ bool AlmOptimizer::iterate() {
   AlmIterationStats it;
   it.iteration = k_;
   const auto t0 = Clock::now();
+  AlmWorkspace& w = bound();  // rebuilt here if it last served another strand
   assemble();
   const auto t1 = Clock::now();
   // Optional symmetric diagonal scaling: A <- S A S, b <- S b, bounds / S, x = S y with
   // S = diag(A)^-1/2 (a change of variables; the box stays a box, ASC's sweeps are unchanged).
   if (options_.scaleBcqp) {
-    const int n = A_->size(), kd = A_->bandwidth();
-    for (int a = 0; a < n; ++a) scaling_[a] = 1.0 / std::sqrt(A_->at(a, a));
+    const int n = w.A_->size(), kd = w.A_->bandwidth();
+    for (int a = 0; a < n; ++a) w.scaling_[a] = 1.0 / std::sqrt(w.A_->at(a, a));
     for (int j = 0; j < n; ++j)
-      for (int i = j; i < std::min(n, j + kd + 1); ++i) A_->at(i, j) *= scaling_[i] * scaling_[j];
+      for (int i = j; i < std::min(n, j + kd + 1); ++i) w.A_->at(i, j) *= w.scaling_[i] * w.scaling_[j];
   }
   const bool ipm = options_.bcqpSolver == "ipm";
-  const long factorizationsBefore = prec_->factorizations();
-  if (!ipm) prec_->setMatrix(*A_);  // the one numeric factorisation of this BCQP (asc)
+  const long factorizationsBefore = w.prec_->factorizations();
+  if (!ipm) w.prec_->setMatrix(*w.A_);  // the one numeric factorisation of this BCQP (asc)
   const auto t2 = Clock::now();
 
   // BCQP (Eq. 20-21): b = -grad L, bounds Delta p_min/max, x0 = 0 or the previous step; by MPRGP
@@ -212,49 +310,49 @@ bool AlmOptimizer::iterate() {
   solvers::MprgpStats ms;
   if (ipm) {
     const std::size_t n = p_.size();
-    ipmB_.resize(n), ipmLo_.resize(n), ipmHi_.resize(n), ipmX_.assign(n, 0.0);
+    w.ipmB_.resize(n), w.ipmLo_.resize(n), w.ipmHi_.resize(n), w.ipmX_.assign(n, 0.0);
     for (std::size_t a = 0; a < n; ++a) {
-      ipmB_[a] = scaling_[a] * b_[a];
-      ipmLo_[a] = lo_[a] / scaling_[a];
-      ipmHi_[a] = hi_[a] / scaling_[a];
+      w.ipmB_[a] = w.scaling_[a] * w.b_[a];
+      w.ipmLo_[a] = w.lo_[a] / w.scaling_[a];
+      w.ipmHi_[a] = w.hi_[a] / w.scaling_[a];
     }
-    const BoxQpIpmResult r = BoxQpIpm().solve(*A_, ipmB_, ipmLo_, ipmHi_, ipmX_);
-    for (std::size_t a = 0; a < n; ++a) dp_[a] = scaling_[a] * std::min(std::max(ipmX_[a], ipmLo_[a]), ipmHi_[a]);
+    const BoxQpIpmResult r = BoxQpIpm().solve(*w.A_, w.ipmB_, w.ipmLo_, w.ipmHi_, w.ipmX_);
+    for (std::size_t a = 0; a < n; ++a) w.dp_[a] = w.scaling_[a] * std::min(std::max(w.ipmX_[a], w.ipmLo_[a]), w.ipmHi_[a]);
     ms.iterations = r.iterations;
     ms.converged = r.converged;
     ms.reason = r.reason;
     stats_.factorizations += r.factorizations;
   } else {
     {
-      la::Vector::View bv = bVec_->view(), lv = loVec_->view(), hv = hiVec_->view(), xv = xVec_->view();
+      la::Vector::View bv = w.bVec_->view(), lv = w.loVec_->view(), hv = w.hiVec_->view(), xv = w.xVec_->view();
       for (std::size_t a = 0; a < p_.size(); ++a) {
-        const double sa = scaling_[a];
+        const double sa = w.scaling_[a];
         const auto i = static_cast<la::LocalIndex>(a);
-        bv[i] = sa * b_[a];
-        lv[i] = lo_[a] / sa;
-        hv[i] = hi_[a] / sa;
+        bv[i] = sa * w.b_[a];
+        lv[i] = w.lo_[a] / sa;
+        hv[i] = w.hi_[a] / sa;
         xv[i] = options_.warmStart ? std::min(std::max(prevDp_[a] / sa, lv[i]), hv[i]) : 0.0;
       }
     }
-    mprgp_.setOperator(op_);
-    ms = mprgp_.solve(*bVec_, *loVec_, *hiVec_, *xVec_);
-    la::Vector::ConstView xv = xVec_->constView();
-    for (std::size_t a = 0; a < p_.size(); ++a) dp_[a] = scaling_[a] * xv[static_cast<la::LocalIndex>(a)];
+    w.mprgp_.setOperator(w.op_);
+    ms = w.mprgp_.solve(*w.bVec_, *w.loVec_, *w.hiVec_, *w.xVec_);
+    la::Vector::ConstView xv = w.xVec_->constView();
+    for (std::size_t a = 0; a < p_.size(); ++a) w.dp_[a] = w.scaling_[a] * xv[static_cast<la::LocalIndex>(a)];
   }
-  checkFinite(dp_, "Newton step dp");
+  checkFinite(w.dp_, "Newton step dp");
   const auto t3 = Clock::now();
   it.mprgpIterations = ms.iterations;
   it.mprgpConverged = ms.converged;
   it.mprgpReason = ms.reason;
   double dpNorm = 0.0;
-  for (double v : dp_) dpNorm += v * v;
+  for (double v : w.dp_) dpNorm += v * v;
   dpNorm = std::sqrt(dpNorm);
   it.stepNorm = dpNorm;
 
   ++stats_.newtonIterations;
   stats_.mprgpIterations += ms.iterations;
   if (!ms.converged) ++stats_.mprgpNotConverged;
-  stats_.factorizations += prec_->factorizations() - factorizationsBefore;
+  stats_.factorizations += w.prec_->factorizations() - factorizationsBefore;
 
   bool accepted = false;
   if (dpNorm > options_.epsP) {
@@ -262,14 +360,14 @@ bool AlmOptimizer::iterate() {
     // The trial point is clamped to the box, which only removes round-off of p + (pmin - p) and
     // keeps every iterate exactly feasible (E1); kbar is synchronised by construction (p holds
     // kbar_0, kbar_1 only, the force model uses (k0, k1, k0, k1)).
-    const double L0 = lagrangianOf(p_, f_);
+    const double L0 = lagrangianOf(p_, w.f_);
     it.lagrangianBefore = L0;
     double t = 1.0;
     while (true) {
       for (std::size_t a = 0; a < p_.size(); ++a)
-        pTrial_[a] = std::min(std::max(p_[a] + t * dp_[a], box_.lower[a]), box_.upper[a]);
-      model_.force(pTrial_, fTrial_);
-      const double Lt = lagrangianOf(pTrial_, fTrial_);
+        w.pTrial_[a] = std::min(std::max(p_[a] + t * w.dp_[a], w.box_.lower[a]), w.box_.upper[a]);
+      w.model_.force(w.pTrial_, w.fTrial_);
+      const double Lt = lagrangianOf(w.pTrial_, w.fTrial_);
       if (Lt < L0) {
         accepted = true;
         it.lagrangianAfter = Lt;
@@ -285,21 +383,21 @@ bool AlmOptimizer::iterate() {
   stats_.lineSearchHalvings += it.halvings;
 
   if (accepted) {
-    p_.swap(pTrial_);
-    f_.swap(fTrial_);
+    std::copy(w.pTrial_.begin(), w.pTrial_.end(), p_.begin());  // copy, not swap: p_ stays the strand's
+    w.f_.swap(w.fTrial_);
     checkFinite(p_, "parameters p");
-    checkFinite(f_, "force f");
+    checkFinite(w.f_, "force f");
     if (options_.scheme == Scheme::Alm) {  // Eq. 13 with c = M^-1/2 f
-      const auto ism = model_.inverseSqrtMass();
-      for (std::size_t r = 0; r < lambda_.size(); ++r) lambda_[r] += options_.rho * ism[r] * f_[r];
+      const auto ism = w.model_.inverseSqrtMass();
+      for (std::size_t r = 0; r < lambda_.size(); ++r) lambda_[r] += options_.rho * ism[r] * w.f_[r];
     }
-    prevDp_ = dp_;
+    prevDp_ = w.dp_;
     ++k_;
   }
-  stats_.residual = scaledNorm(f_) / fextNorm_;
+  stats_.residual = scaledNorm(w.f_) / fextNorm_;
   it.residual = stats_.residual;
   for (std::size_t a = 0; a < p_.size(); ++a)
-    if (box_.lower[a] != box_.upper[a] && (p_[a] == box_.lower[a] || p_[a] == box_.upper[a])) ++it.activeBounds;
+    if (w.box_.lower[a] != w.box_.upper[a] && (p_[a] == w.box_.lower[a] || p_[a] == w.box_.upper[a])) ++it.activeBounds;
   it.assemblySeconds = seconds(t0, t1);
   it.factorSeconds = seconds(t1, t2);
   it.mprgpSeconds = seconds(t2, t3);
@@ -308,7 +406,7 @@ bool AlmOptimizer::iterate() {
   stats_.factorSeconds += it.factorSeconds;
   stats_.mprgpSeconds += it.mprgpSeconds;
   stats_.lineSearchSeconds += it.lineSearchSeconds;
-  stats_.history.push_back(std::move(it));
+  if (options_.recordHistory) stats_.history.push_back(std::move(it));
 
   if (dpNorm <= options_.epsP) finish("step_small");
   else if (!accepted) finish("line_search");
@@ -343,18 +441,19 @@ void AlmOptimizer::restore(const AlmState& s) {
   k_ = s.k;
   done_ = s.done;
   stats_ = s.stats;
-  model_.force(p_, f_);
 }
 
 RestState AlmOptimizer::restState() const {
-  RestState r = rest0_;
-  fromParameters(p_, model_.scale(), r);
+  const AlmWorkspace& w = bound();
+  RestState r = w.rest0_;
+  fromParameters(p_, w.model_.scale(), r);
   return r;
 }
 
 RestState AlmOptimizer::initialRestState() const {
-  RestState r = rest0_;
-  fromParameters(p0_, model_.scale(), r);
+  const AlmWorkspace& w = bound();
+  RestState r = w.rest0_;
+  fromParameters(w.p0_, w.model_.scale(), r);
   return r;
 }
 

@@ -13,6 +13,16 @@
 // Termination: ||dp||_2 <= eps_p (dp = the BCQP solution, before the line search; p is then left
 // unchanged), k >= k_max, or a failed line search (p unchanged). The backend must outlive the
 // optimiser.
+//
+// Storage (docs/modules/der.md, "Memory"): an optimiser holds only the strand's state (q, p,
+// lambda, the previous step, k, statistics) and whatever inputs it was given explicitly. Everything
+// else (the force model with its kinematics, p0, W, the box, J, the banded A, the preconditioner
+// and its factor, MPRGP and its vectors) is work storage in an AlmWorkspace, rebuilt from the
+// state when the workspace last served another strand and reused otherwise. Many optimisers may
+// share one workspace (one per rank in the der module), so the memory per strand is its state
+// alone. The rebuilt data are computed by the same functions from the same inputs, so results do
+// not depend on how the workspace is shared (bitwise).
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,16 +91,69 @@ struct AlmState {
   AlmStats stats;
 };
 
+class AlmOptimizer;
+
+// Work storage of AlmOptimizer for one strand at a time (see above). Not thread-safe: the
+// optimisers sharing it must iterate one after the other.
+class AlmWorkspace {
+ public:
+  // `options` fixes the preconditioner (name and options) the workspace builds; optimisers that
+  // share it must use the same. The backend must outlive the workspace.
+  AlmWorkspace(const OptimizerOptions& options, const la::Backend& backend);
+  AlmWorkspace(const AlmWorkspace&) = delete;
+  AlmWorkspace& operator=(const AlmWorkspace&) = delete;
+  // Strands (re)built into this workspace so far (each change of strand counts once).
+  long rebuilds() const { return rebuilds_; }
+
+ private:
+  friend class AlmOptimizer;
+  void resize(int N);  // buffers for a strand of N vertices (no allocation if the size is unchanged)
+
+  const la::Backend& backend_;
+  std::string preconditioner_;
+  QpPreconditionerOptions qpOptions_;
+  std::uint64_t owner_ = 0;  // id of the optimiser whose data the workspace holds (0: none)
+  long rebuilds_ = 0;
+  int N_ = -1;
+
+  // Derived inputs of the current strand.
+  ReferenceFrames frames_;
+  RestState rest0_;
+  std::vector<double> mass_, fext_, p0_, w_;
+  ParameterBox box_;
+  StrandForceModel model_;
+  // Iteration buffers.
+  std::vector<double> f_, fTrial_, pTrial_, grad_, work_, dp_, b_, lo_, hi_, scaling_;
+  std::vector<double> ipmB_, ipmLo_, ipmHi_, ipmX_;  // the scaled BCQP for bcqp_solver = ipm
+  ForceJacobianMatrix J_;
+  std::shared_ptr<BandedSymmetric> A_;
+  la::IndexMapPtr map_;
+  std::shared_ptr<BandedOperator> op_;
+  la::VectorPtr bVec_, loVec_, hiVec_, xVec_;
+  std::shared_ptr<BandedQpPreconditioner> prec_;
+  solvers::Mprgp mprgp_;
+};
+
 class AlmOptimizer {
  public:
   // q: interleaved configuration (fixed); frames: its reference frames; the initial rest state
   // is the naive one, restStateFrom(q, frames, material); mass and gravity from rod_mass.
+  // `workspace`: shared work storage (null: the optimiser makes its own).
   AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
-               const OptimizerOptions& options, const la::Backend& backend, int strandId = 0);
+               const OptimizerOptions& options, const la::Backend& backend, int strandId = 0,
+               std::shared_ptr<AlmWorkspace> workspace = nullptr);
   // Explicit initial rest state and free-DOF (4N-8) mass diagonal and external force.
   AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
                const RestState& initial, std::vector<double> massFree, std::vector<double> externalForceFree,
-               const OptimizerOptions& options, const la::Backend& backend, int strandId = 0);
+               const OptimizerOptions& options, const la::Backend& backend, int strandId = 0,
+               std::shared_ptr<AlmWorkspace> workspace = nullptr);
+  // The frames are initialFrames(q), recomputed whenever the workspace is rebuilt for this strand
+  // rather than stored: the smallest state (the der module's).
+  AlmOptimizer(std::vector<double> q, const Material& material, const OptimizerOptions& options,
+               const la::Backend& backend, int strandId, std::shared_ptr<AlmWorkspace> workspace);
+  ~AlmOptimizer();
+  AlmOptimizer(const AlmOptimizer&) = delete;
+  AlmOptimizer& operator=(const AlmOptimizer&) = delete;
 
   // One ALM iteration (assemble, factor, MPRGP, line search, dual update); returns done().
   bool iterate();
@@ -106,16 +169,20 @@ class AlmOptimizer {
   RestState initialRestState() const;  // p0 as a RestState (kbar synchronised, spec 8.6)
   const AlmStats& stats() const { return stats_; }
   const std::vector<double>& parameters() const { return p_; }
-  const std::vector<double>& initialParameters() const { return p0_; }
-  const std::vector<double>& lowerBounds() const { return box_.lower; }
-  const std::vector<double>& upperBounds() const { return box_.upper; }
   const std::vector<double>& multipliers() const { return lambda_; }
-  const std::vector<double>& weights() const { return w_; }
-  double scale() const { return model_.scale(); }
-  const StrandForceModel& model() const { return model_; }
+  double scale() const { return scale_; }
   const OptimizerOptions& options() const { return options_; }
+  const std::vector<double>& configuration() const { return q_; }
+  const AlmWorkspace& workspace() const { return *ws_; }
+  // Derived data, held by the workspace: valid until another optimiser uses the workspace.
+  const std::vector<double>& initialParameters() const { return bound().p0_; }
+  const std::vector<double>& lowerBounds() const { return bound().box_.lower; }
+  const std::vector<double>& upperBounds() const { return bound().box_.upper; }
+  const std::vector<double>& weights() const { return bound().w_; }
+  const StrandForceModel& model() const { return bound().model_; }
 
-  // Relative residual ||M^-1/2 f(p)|| / ||M^-1/2 f_ext|| at p (current p by default).
+  // Relative residual ||M^-1/2 f(p)|| / ||M^-1/2 f_ext|| at p (current p by default; the same
+  // number as stats().residual, recomputed).
   double relativeResidual() const;
   double relativeResidual(const std::vector<double>& p) const;
   // L(p, lambda) of Eq. 15 at the given p with the current lambda.
@@ -125,35 +192,34 @@ class AlmOptimizer {
   BcqpInstance currentBcqp(bool asSolved = false);
 
  private:
-  void assemble();  // f_, J_, grad_, A_, b_, lo_, hi_ at p_
+  // Makes the workspace hold this strand's derived data (rebuilding it if it served another
+  // strand last) and returns it.
+  AlmWorkspace& bound() const;
+  void init();
+  void assemble();  // f_, J_, grad_, A_, b_, lo_, hi_ of the workspace at p_
   double lagrangianOf(const std::vector<double>& p, const std::vector<double>& f) const;
   double scaledNorm(const std::vector<double>& f) const;  // ||M^-1/2 f||
   void checkFinite(const std::vector<double>& v, const char* what) const;
   void finish(const char* reason);
 
+  // Inputs. frames_, rest0_, massFree_, fextFree_ are empty when derived from q_ and material_.
   OptimizerOptions options_;
   const la::Backend& backend_;
   int strandId_;
   int N_ = 0;
+  std::vector<double> q_;
+  Material material_;
+  ReferenceFrames frames_;
   RestState rest0_;
-  StrandForceModel model_;
-  std::vector<double> p0_, p_, w_, lambda_, prevDp_;
-  ParameterBox box_;
-  double fextNorm_ = 0.0;
+  std::vector<double> massFree_, fextFree_;
+  // State.
+  std::vector<double> p_, lambda_, prevDp_;
+  double scale_ = 1.0, fextNorm_ = 0.0;
   int k_ = 0;
   bool done_ = false;
   AlmStats stats_;
-
-  // Buffers reused across iterations (no allocation per iteration after the first).
-  std::vector<double> f_, fTrial_, pTrial_, grad_, work_, dp_, b_, lo_, hi_, scaling_;
-  std::vector<double> ipmB_, ipmLo_, ipmHi_, ipmX_;  // the scaled BCQP for bcqp_solver = ipm
-  ForceJacobianMatrix J_;
-  std::shared_ptr<BandedSymmetric> A_;
-  la::IndexMapPtr map_;
-  std::shared_ptr<BandedOperator> op_;
-  la::VectorPtr bVec_, loVec_, hiVec_, xVec_;
-  std::shared_ptr<BandedQpPreconditioner> prec_;
-  solvers::Mprgp mprgp_;
+  std::uint64_t id_;
+  std::shared_ptr<AlmWorkspace> ws_;
 };
 
 }  // namespace kinema::der

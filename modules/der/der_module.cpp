@@ -209,25 +209,30 @@ void DerModule::setup(run::RunContext& ctx) {
     local_.totalStrands = S;
     local_.firstStrand = mine.first;
     local_.vertexOffset = scene.vertexOffset;
-    for (std::int64_t s = mine.first; s < mine.first + mine.count; ++s) local_.geometry.push_back(scene.all[u(s)]);
+    // Moved, not copied: the scene's copy would double the geometry at the set-up peak.
+    for (std::int64_t s = mine.first; s < mine.first + mine.count; ++s)
+      local_.geometry.push_back(std::move(scene.all[u(s)]));
+    scene.all.clear();
+    scene.all.shrink_to_fit();
   }
   local_.material = material_;
 
-  initialPositions_.clear();
   lengths_.clear();
-  for (const auto& geom : local_.geometry) {
-    initialPositions_.push_back(geom.x);
-    lengths_.push_back(strandLength(geom));
-  }
+  for (const auto& geom : local_.geometry) lengths_.push_back(strandLength(geom));
 
   optimizers_.clear();
   if (optimize) {
     optimizeSteps_ = optOptions_.kMax;
-    for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
-      const auto q = interleave(local_.geometry[i]);
-      optimizers_.push_back(std::make_unique<AlmOptimizer>(q, initialFrames(q), material_, optOptions_, ctx.backend,
-                                                           static_cast<int>(local_.firstStrand) + static_cast<int>(i)));
-    }
+    // One workspace for this rank's strands: an optimiser keeps only its strand's state (the
+    // frames are initialFrames(q), recomputed with the workspace), so memory per strand is that
+    // state (docs/modules/der.md, "Memory"). The per-iteration history is not kept either.
+    OptimizerOptions o = optOptions_;
+    o.recordHistory = false;
+    auto workspace = std::make_shared<AlmWorkspace>(o, ctx.backend);
+    for (std::size_t i = 0; i < local_.geometry.size(); ++i)
+      optimizers_.push_back(std::make_unique<AlmOptimizer>(interleave(local_.geometry[i]), material_, o, ctx.backend,
+                                                           static_cast<int>(local_.firstStrand) + static_cast<int>(i),
+                                                           workspace));
     const std::int64_t unknowns = ctx.comm.sum(static_cast<std::int64_t>(std::accumulate(
         local_.geometry.begin(), local_.geometry.end(), std::int64_t{0},
         [](std::int64_t a, const StrandGeometry& s) { return a + 7 * s.vertices() - 14; })));
@@ -285,7 +290,9 @@ void DerModule::finishOptimization(run::RunContext& ctx) {
   for (auto& opt : optimizers_) {
     local_.rest.push_back(opt->restState());
     const AlmStats& s = opt->stats();
-    local_.results.push_back({opt->relativeResidual(), static_cast<double>(s.newtonIterations), s.mprgpPerSolve(),
+    // stats().residual is relativeResidual() (the same computation at the same p), without
+    // rebuilding the workspace for the strand.
+    local_.results.push_back({s.residual, static_cast<double>(s.newtonIterations), s.mprgpPerSolve(),
                               stopReasonCode(s.stopReason), static_cast<double>(s.mprgpIterations), s.totalSeconds()});
   }
   optimizers_.clear();  // their results live on in local_.results (and strands.h5)
@@ -319,11 +326,18 @@ Eigen::Isometry3d DerModule::rootTransform(double t, const Vec3& root) const {
 
 void DerModule::startSimulation() {
   simStarted_ = true;
+  // Rest states given to earlier simulators come back before those are replaced.
+  for (std::size_t i = 0; i < sims_.size(); ++i)
+    if (local_.rest[i].restLength.empty()) local_.rest[i] = sims_[i]->rest();
   sims_.clear();
+  // One workspace for this rank's strands (docs/modules/der.md, "Memory"); each simulator takes
+  // its strand's rest state over from local_.rest (restOf() finds it there).
+  auto workspace = std::make_shared<ForwardWorkspace>();
   for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
     ForwardSimOptions o = simOptions_;
     o.strandId = static_cast<int>(local_.firstStrand + static_cast<std::int64_t>(i));
-    sims_.push_back(std::make_unique<StrandSimulator>(interleave(local_.geometry[i]), local_.rest[i], material_, o));
+    sims_.push_back(std::make_unique<StrandSimulator>(interleave(local_.geometry[i]), std::move(local_.rest[i]),
+                                                      material_, o, workspace));
   }
   roots_.clear();
   for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
@@ -346,7 +360,7 @@ DerModule::Totals DerModule::localTotals() const {
   if (!optimizers_.empty()) {
     for (const auto& opt : optimizers_) {
       if (!opt->done()) ++t.running;
-      const double r = opt->relativeResidual();
+      const double r = opt->stats().residual;  // = relativeResidual(), see finishOptimization
       t.residualMax = std::max(t.residualMax, r);
       if (r <= equilibriumTol_) ++t.inEquilibrium;
       t.newton += opt->stats().newtonIterations;
@@ -382,9 +396,10 @@ void DerModule::addRow(run::RunContext& ctx, io::Diagnostics::Row& row) const {
   double drift = 0.0, energy = 0.0, residual = 0.0;
   for (std::size_t i = 0; i < sims_.size(); ++i) {
     const auto& q = sims_[i]->q();
-    for (std::size_t v = 0; v < initialPositions_[i].size(); ++v) {
+    const auto& x0 = local_.geometry[i].x;
+    for (std::size_t v = 0; v < x0.size(); ++v) {
       const Vec3 x(q[4 * v], q[4 * v + 1], q[4 * v + 2]);
-      drift = std::max(drift, (x - initialPositions_[i][v]).norm() / lengths_[i]);
+      drift = std::max(drift, (x - x0[v]).norm() / lengths_[i]);
     }
     if (sims_[i]->steps() > 0) {
       energy += sims_[i]->lastStats().energy();
@@ -410,11 +425,11 @@ void DerModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
     for (int v = 0; v < N; ++v) {
       for (int k = 0; k < 3; ++k) {
         pos.push_back(q[u(4 * v + k)]);
-        disp.push_back(q[u(4 * v + k)] - initialPositions_[i][u(v)][k]);
+        disp.push_back(q[u(4 * v + k)] - local_.geometry[i].x[u(v)][k]);
       }
       strandId.push_back(static_cast<double>(local_.firstStrand + static_cast<std::int64_t>(i)));
       double ratio = 1.0;
-      if (!local_.rest.empty() && v > 0 && v < N - 1) ratio = local_.rest[i].cBend[u(v)] / material_.cBend;
+      if (!local_.rest.empty() && v > 0 && v < N - 1) ratio = restOf(i).cBend[u(v)] / material_.cBend;
       bendRatio.push_back(ratio);
     }
   }
@@ -505,10 +520,9 @@ void DerModule::saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) 
   out.writeInt("der_optimization_done", optimizationDone_ ? 1 : 0);
   out.writeInt("der_frame", frame_);
   out.writeString("der_scheme", scheme_);
-  std::vector<double> blobs;
-  std::vector<double> lengths;
-  for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
-    std::vector<double> b;
+  // Strand i's blob into b (cleared first).
+  auto blobOf = [&](std::size_t i, std::vector<double>& b) {
+    b.clear();
     if (!optimizationDone_) {
       const AlmState s = optimizers_[i]->state();
       put(b, static_cast<double>(s.k));
@@ -523,7 +537,7 @@ void DerModule::saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) 
                        st.initialResidual, st.residual, stopReasonCode(st.stopReason)})
         put(b, v);
     } else {
-      putRest(b, local_.rest[i]);
+      putRest(b, restOf(i));
       if (!local_.results.empty()) {
         const StrandResult& r = local_.results[i];
         for (double v : {1.0, r.relativeResidual, r.newtonIterations, r.mprgpIterationsPerSolve, r.stopReason,
@@ -546,15 +560,41 @@ void DerModule::saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) 
         put(b, 0.0);
       }
     }
+  };
+  // Blob lengths first; then the blobs written in slabs of at most kChunk doubles (plus one
+  // strand), so the buffer is a bounded fixed cost rather than a second copy of every strand's
+  // state at the run's memory peak (docs/modules/der.md, "Memory"). Every rank makes the same
+  // number of (collective) slab writes, empty ones included.
+  constexpr std::size_t kChunk = std::size_t{1} << 18;
+  std::vector<double> b, lengths;
+  std::size_t totalLocal = 0, chunks = 0, inChunk = 0, largest = 0;
+  for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
+    blobOf(i, b);
     lengths.push_back(static_cast<double>(b.size()));
-    blobs.insert(blobs.end(), b.begin(), b.end());
+    largest = std::max(largest, b.size());
+    totalLocal += b.size();
+    if (inChunk == 0) ++chunks;
+    inChunk += b.size();
+    if (inChunk >= kChunk) inChunk = 0;
   }
-  const std::int64_t total = ctx.comm.sum(static_cast<std::int64_t>(blobs.size()));
-  const std::int64_t offset = ctx.comm.exscan(static_cast<std::int64_t>(blobs.size()));
+  const std::int64_t total = ctx.comm.sum(static_cast<std::int64_t>(totalLocal));
+  std::uint64_t offset = static_cast<std::uint64_t>(ctx.comm.exscan(static_cast<std::int64_t>(totalLocal)));
+  const std::int64_t rounds = ctx.comm.max(static_cast<std::int64_t>(chunks));
   auto& f = out.file();
   f.writeSlab("/der/blob_length", {static_cast<std::uint64_t>(local_.totalStrands)},
               static_cast<std::uint64_t>(local_.firstStrand), lengths);
-  f.writeSlab("/der/blob", {static_cast<std::uint64_t>(total)}, static_cast<std::uint64_t>(offset), blobs);
+  std::vector<double> blobs;
+  blobs.reserve(std::min(totalLocal, kChunk + largest));
+  std::size_t next = 0;
+  for (std::int64_t r = 0; r < rounds; ++r) {
+    blobs.clear();
+    while (next < local_.geometry.size() && blobs.size() < kChunk) {
+      blobOf(next++, b);
+      blobs.insert(blobs.end(), b.begin(), b.end());
+    }
+    f.writeSlab("/der/blob", {static_cast<std::uint64_t>(total)}, offset, blobs);
+    offset += blobs.size();
+  }
 }
 
 void DerModule::loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) {
@@ -669,8 +709,9 @@ std::string DerModule::summary() const {
     double drift = 0.0;
     for (std::size_t i = 0; i < sims_.size(); ++i) {
       const auto& q = sims_[i]->q();
-      for (std::size_t v = 0; v < initialPositions_[i].size(); ++v)
-        drift = std::max(drift, (Vec3(q[4 * v], q[4 * v + 1], q[4 * v + 2]) - initialPositions_[i][v]).norm() / lengths_[i]);
+      const auto& x0 = local_.geometry[i].x;
+      for (std::size_t v = 0; v < x0.size(); ++v)
+        drift = std::max(drift, (Vec3(q[4 * v], q[4 * v + 1], q[4 * v + 2]) - x0[v]).norm() / lengths_[i]);
     }
     os << "\nder: " << frame_ << " frames simulated; largest vertex distance from the modelled shape "
        << comm_.max(drift) << " strand lengths";

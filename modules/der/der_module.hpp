@@ -55,6 +55,8 @@ class DerModule : public run::Module {
   };
   Totals localTotals() const;
   Eigen::Isometry3d rootTransform(double t, const Vec3& root) const;
+  // Strand i's rest state: in local_.rest, or in its simulator once the simulation has started.
+  const RestState& restOf(std::size_t i) const { return sims_.empty() ? local_.rest[i] : sims_[i]->rest(); }
 
   // Scene
   std::string source_, scheme_, outputDir_;
@@ -78,7 +80,6 @@ class DerModule : public run::Module {
   std::vector<std::unique_ptr<AlmOptimizer>> optimizers_;
   std::vector<std::unique_ptr<StrandSimulator>> sims_;
   std::vector<RootMotion> roots_;
-  std::vector<std::vector<Vec3>> initialPositions_;
   std::vector<double> lengths_;
 
   // Progress

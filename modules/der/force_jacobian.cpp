@@ -87,6 +87,23 @@ StrandForceModel::StrandForceModel(RodKinematics kinematics, double radius, doub
                                    std::vector<double> massDiag, std::vector<double> externalForce)
     : N_(kinematics.N), kin_(std::move(kinematics)), radius_(radius), lbar0_(restLength0), s_(scale),
       mass_(std::move(massDiag)), fext_(std::move(externalForce)) {
+  initMass();
+}
+
+void StrandForceModel::rebuild(const std::vector<double>& q, const ReferenceFrames& frames, double radius,
+                               double restLength0, double scale, std::span<const double> massDiag,
+                               std::span<const double> externalForce) {
+  computeKinematics(q, frames, kin_);
+  N_ = kin_.N;
+  radius_ = radius;
+  lbar0_ = restLength0;
+  s_ = scale;
+  mass_.assign(massDiag.begin(), massDiag.end());
+  fext_.assign(externalForce.begin(), externalForce.end());
+  initMass();
+}
+
+void StrandForceModel::initMass() {
   if (N_ < 3) throw InputError(str("der optimizer: a strand needs at least 3 vertices, got ", N_));
   const std::size_t n = static_cast<std::size_t>(constraintCount(N_));
   if (mass_.size() != n || fext_.size() != n)

@@ -52,6 +52,14 @@ class StrandForceModel {
  public:
   StrandForceModel(RodKinematics kinematics, double radius, double restLength0, double scale,
                    std::vector<double> massDiag, std::vector<double> externalForce);
+  // An empty model, to be filled by rebuild() (the optimiser's per-rank workspace).
+  StrandForceModel() = default;
+  // Re-initialises the model for another strand (or the same one again) in place: the kinematics
+  // of q with `frames` (computeKinematics, in place) and copies of mass and force. Bitwise the
+  // model the constructor builds from the same inputs; no allocation once the storage has held a
+  // strand of at least this size.
+  void rebuild(const std::vector<double>& q, const ReferenceFrames& frames, double radius, double restLength0,
+               double scale, std::span<const double> massDiag, std::span<const double> externalForce);
   int vertices() const { return N_; }
   int parameters() const { return parameterCount(N_); }
   int constraints() const { return constraintCount(N_); }
@@ -68,9 +76,11 @@ class StrandForceModel {
   void jacobian(std::span<const double> p, ForceJacobianMatrix& J) const;
 
  private:
-  int N_;
+  void initMass();  // checks sizes and positivity, fills invMass_, invSqrtMass_
+
+  int N_ = 0;
   RodKinematics kin_;
-  double radius_, lbar0_, s_;
+  double radius_ = 0.0, lbar0_ = 0.0, s_ = 1.0;
   std::vector<double> mass_, invMass_, invSqrtMass_, fext_;
 };
 

@@ -1,6 +1,7 @@
 // Implicit forward simulation of one DER strand (specs/der.md 1.2, 1.8; paper Eq. 1, Sec. VI).
 #include "modules/der/forward_sim.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -18,6 +19,8 @@ std::string dofName(int d) {
   if (d % 4 == 3) return str("theta_", d / 4);
   return str("x_", d / 4, ".", "xyz"[d % 4]);
 }
+
+std::atomic<std::uint64_t> nextSimulatorId{1};
 
 }  // namespace
 
@@ -40,30 +43,26 @@ RootMotion RootMotion::rotation(const Vec3& center, const Vec3& axis, double ome
   }};
 }
 
-StrandSimulator::StrandSimulator(std::vector<double> q0, RestState rest, Material material, ForwardSimOptions options)
-    : StrandSimulator(q0, initialFrames(q0), std::move(rest), std::move(material), std::move(options)) {}
+StrandSimulator::StrandSimulator(std::vector<double> q0, RestState rest, Material material, ForwardSimOptions options,
+                                 std::shared_ptr<ForwardWorkspace> workspace)
+    : StrandSimulator(q0, initialFrames(q0), std::move(rest), std::move(material), std::move(options),
+                      std::move(workspace)) {}
 
 StrandSimulator::StrandSimulator(std::vector<double> q0, ReferenceFrames frames, RestState rest, Material material,
-                                 ForwardSimOptions options)
+                                 ForwardSimOptions options, std::shared_ptr<ForwardWorkspace> workspace)
     : q_(std::move(q0)),
       frames_(std::move(frames)),
       rest_(std::move(rest)),
       material_(std::move(material)),
       options_(std::move(options)),
-      ldlt_(options_.pivotFloor) {
+      id_(nextSimulatorId++),
+      ws_(workspace ? std::move(workspace) : std::make_shared<ForwardWorkspace>()) {
   N_ = vertexCount(q_);
   n_ = freeDofCount(N_);
   checkRestState(rest_, N_);
   if (options_.maxNewtonIterations < 1)
     throw InputError(str("forward simulation: max Newton iterations must be >= 1, got ", options_.maxNewtonIterations));
-  const std::size_t m = q_.size();
-  qdot_.assign(m, 0.0);
-  qPrev_.assign(m, 0.0);
-  qStar_.assign(m, 0.0);
-  qTrial_.assign(m, 0.0);
-  f_.assign(m, 0.0);
-  g_.assign(n_, 0.0);
-  dx_.assign(n_, 0.0);
+  qdot_.assign(q_.size(), 0.0);
   // M from the edge lengths of the modelled shape q0, as the optimisation computes it (once, from
   // the initial rest lengths, specs/der.md 1.7): the material's amount does not change when the
   // optimiser changes the rest lengths, and the same M makes the optimised strand's force balance
@@ -77,15 +76,39 @@ StrandSimulator::StrandSimulator(std::vector<double> q0, ReferenceFrames frames,
     mass_ = massDiagonal(l0, material_);
   }
   fext_ = gravityForce(mass_, material_.gravity);
-  H_.resize(n_, kForwardBandwidth);
   checkFinite("the initial configuration", q_);
-  // Kinematics at q0 (also sizes K_ once) and the root's initial state for prescribed motion.
+  // Kinematics at q0 and the root's initial state for prescribed motion.
   transportFrames(frames_, q_);
-  computeKinematics(q_, frames_, K_, options_.model);
+  ForwardWorkspace& ws = bound();
+  computeKinematics(q_, frames_, ws.K_, options_.model);
   rootX0_ = Vec3(q_[xIndex(0, 0)], q_[xIndex(0, 1)], q_[xIndex(0, 2)]);
   rootX1_ = Vec3(q_[xIndex(1, 0)], q_[xIndex(1, 1)], q_[xIndex(1, 2)]);
-  rootM1_ = K_.m1[0];
+  rootM1_ = ws.K_.m1[0];
   stats_ = energies();
+}
+
+StrandSimulator::~StrandSimulator() {
+  if (ws_->owner_ == id_) ws_->owner_ = 0;
+}
+
+ForwardWorkspace& StrandSimulator::bound() {
+  ForwardWorkspace& ws = *ws_;
+  if (ws.owner_ == id_) return ws;
+  // K_ and f_ hold another strand's (or nothing): evaluate again at the next step. Resizing to
+  // the same sizes does not allocate.
+  evaluatedAtEnd_ = false;
+  const std::size_t m = q_.size(), n = static_cast<std::size_t>(n_);
+  ws.qPrev_.resize(m);
+  ws.qStar_.resize(m);
+  ws.qTrial_.resize(m);
+  ws.f_.resize(m);
+  ws.g_.resize(n);
+  ws.dx_.resize(n);
+  if (ws.H_.size() != n_ || ws.H_.bandwidth() != kForwardBandwidth) ws.H_.resize(n_, kForwardBandwidth);
+  if (ws.ldlt_.pivotFloor() != options_.pivotFloor) ws.ldlt_ = BandedLdlt(options_.pivotFloor);
+  ws.owner_ = id_;
+  ++ws.rebuilds_;
+  return ws;
 }
 
 void StrandSimulator::setVelocity(const std::vector<double>& qdot) {
@@ -156,38 +179,42 @@ void StrandSimulator::prescribeRoot(const RootMotion& root, double t) {
 }
 
 void StrandSimulator::evaluate(double dt) {
+  ForwardWorkspace& ws = *ws_;  // bound by step()
   if (!evaluated_) {
-    computeKinematics(q_, frames_, K_, options_.model);
-    elastic_ = elasticForce(K_, rest_, material_.radius, f_);
+    computeKinematics(q_, frames_, ws.K_, options_.model);
+    elastic_ = elasticForce(ws.K_, rest_, material_.radius, ws.f_);
   }
-  evaluated_ = false;  // K_ and f_ are reused once only when the caller says q_ is unchanged
+  evaluated_ = false;  // ws.K_ and ws.f_ are reused once only when the caller says q_ is unchanged
   // g = grad (E_in + E) on the free DOFs: M / dt^2 (q - q*) - f (Eq. 1).
   const double w = 1.0 / (dt * dt);
   for (int a = 0; a < n_; ++a) {
     const int d = a + kFixedDofs;
-    g_[a] = w * mass_[d] * (q_[d] - qStar_[d]) - f_[d];
+    ws.g_[a] = w * mass_[d] * (q_[d] - ws.qStar_[d]) - ws.f_[d];
   }
 }
 
 double StrandSimulator::inertialEnergy(const std::vector<double>& q, double dt) const {
+  const ForwardWorkspace& ws = *ws_;  // bound by step()
   double e = 0.0;
-  for (int d = kFixedDofs; d < static_cast<int>(q.size()); ++d) e += mass_[d] * (q[d] - qStar_[d]) * (q[d] - qStar_[d]);
+  for (int d = kFixedDofs; d < static_cast<int>(q.size()); ++d) e += mass_[d] * (q[d] - ws.qStar_[d]) * (q[d] - ws.qStar_[d]);
   return 0.5 * e / (dt * dt);
 }
 
 double StrandSimulator::incrementalPotential(const std::vector<double>& q, double dt) {
-  computeKinematics(q, frames_, K_, options_.model);
-  return elasticEnergy(K_, rest_, material_.radius).total() + inertialEnergy(q, dt);
+  ForwardWorkspace& ws = *ws_;  // bound by step()
+  computeKinematics(q, frames_, ws.K_, options_.model);
+  return elasticEnergy(ws.K_, rest_, material_.radius).total() + inertialEnergy(q, dt);
 }
 
 const StepStats& StrandSimulator::step(double dt, const RootMotion& root) {
   if (!(dt > 0.0) || !std::isfinite(dt)) throw InputError(str("forward simulation: time step must be > 0, got ", dt));
+  ForwardWorkspace& ws = bound();
   try {
-    qPrev_ = q_;  // same size: no allocation
+    ws.qPrev_ = q_;  // same size: no allocation
     // q* = q + dt qdot + dt^2 M^{-1} f_ext (Eq. 1), free DOFs.
     for (std::size_t d = kFixedDofs; d < q_.size(); ++d)
-      qStar_[d] = q_[d] + dt * qdot_[d] + dt * dt * fext_[d] / mass_[d];
-    checkFinite("the inertial target q* = q + dt qdot + dt^2 M^-1 f_ext", qStar_);
+      ws.qStar_[d] = q_[d] + dt * qdot_[d] + dt * dt * fext_[d] / mass_[d];
+    checkFinite("the inertial target q* = q + dt qdot + dt^2 M^-1 f_ext", ws.qStar_);
     prescribeRoot(root, time_ + dt);
     // With a fixed root, q_ is the state the previous step ended with and evaluated: its
     // kinematics and elastic force are still valid (frames were transported since, which does
@@ -204,7 +231,7 @@ const StepStats& StrandSimulator::step(double dt, const RootMotion& root) {
       checkFinite("the configuration", q_);
       evaluate(dt);
       double gnorm2 = 0.0;
-      for (double v : g_) gnorm2 += v * v;
+      for (double v : ws.g_) gnorm2 += v * v;
       const double gnorm = std::sqrt(gnorm2);
       if (!std::isfinite(gnorm)) {
         fail(str("the Newton residual is ", gnorm, " (non-finite elastic force)"));
@@ -215,30 +242,30 @@ const StepStats& StrandSimulator::step(double dt, const RootMotion& root) {
       if (gnorm <= options_.absoluteTolerance || gnorm <= options_.relativeTolerance * g0) break;
 
       // Newton system (M / dt^2 + H) dx = -g, banded with kd = 10.
-      H_.setZero();
-      for (int a = 0; a < n_; ++a) H_.add(a, a, w * mass_[a + kFixedDofs]);
-      addElasticHessian(K_, rest_, material_.radius, H_);
-      s.clampedPivots += ldlt_.factor(H_).clampedPivots;
-      ldlt_.solve(g_, dx_);
+      ws.H_.setZero();
+      for (int a = 0; a < n_; ++a) ws.H_.add(a, a, w * mass_[a + kFixedDofs]);
+      addElasticHessian(ws.K_, rest_, material_.radius, ws.H_);
+      s.clampedPivots += ws.ldlt_.factor(ws.H_).clampedPivots;
+      ws.ldlt_.solve(ws.g_, ws.dx_);
       for (int a = 0; a < n_; ++a)
-        if (!std::isfinite(dx_[a]))
-          fail(str("the Newton step is non-finite: ", dx_[a], " at q[", a + kFixedDofs, "] (",
+        if (!std::isfinite(ws.dx_[a]))
+          fail(str("the Newton step is non-finite: ", ws.dx_[a], " at q[", a + kFixedDofs, "] (",
                    dofName(a + kFixedDofs), ")"));
       double slope = 0.0;
       for (int a = 0; a < n_; ++a) {
-        dx_[a] = -dx_[a];
-        slope += g_[a] * dx_[a];
+        ws.dx_[a] = -ws.dx_[a];
+        slope += ws.g_[a] * ws.dx_[a];
       }
       double alpha = 1.0;
       if (options_.lineSearch) {
         // Backtracking on E_in + E (Armijo constant 1e-4, halving, at most 30 halvings).
-        const double phi0 = elastic_.total() + inertialEnergy(q_, dt);  // K_, elastic_ are at q_
+        const double phi0 = elastic_.total() + inertialEnergy(q_, dt);  // ws.K_, elastic_ are at q_
         for (int k = 0; k < 30; ++k) {
-          qTrial_ = q_;
-          for (int a = 0; a < n_; ++a) qTrial_[a + kFixedDofs] += alpha * dx_[a];
+          ws.qTrial_ = q_;
+          for (int a = 0; a < n_; ++a) ws.qTrial_[a + kFixedDofs] += alpha * ws.dx_[a];
           double phi = 0.0;
           try {
-            phi = incrementalPotential(qTrial_, dt);
+            phi = incrementalPotential(ws.qTrial_, dt);
           } catch (const Error&) {
             phi = std::numeric_limits<double>::infinity();  // degenerate trial point: shorten
           }
@@ -246,13 +273,13 @@ const StepStats& StrandSimulator::step(double dt, const RootMotion& root) {
           alpha *= 0.5;
         }
       }
-      for (int a = 0; a < n_; ++a) q_[a + kFixedDofs] += alpha * dx_[a];
+      for (int a = 0; a < n_; ++a) q_[a + kFixedDofs] += alpha * ws.dx_[a];
       ++s.newtonIterations;
     }
 
     // New velocity, frames transported in time to the new configuration.
     evaluatedAtEnd_ = true;  // the loop always ends right after evaluate() at the final q_
-    for (std::size_t d = 0; d < q_.size(); ++d) qdot_[d] = (q_[d] - qPrev_[d]) / dt;
+    for (std::size_t d = 0; d < q_.size(); ++d) qdot_[d] = (q_[d] - ws.qPrev_[d]) / dt;
     checkFinite("the configuration", q_);
     checkFinite("the velocity", qdot_);
     transportFrames(frames_, q_);
@@ -272,7 +299,7 @@ const StepStats& StrandSimulator::step(double dt, const RootMotion& root) {
     return s;
   } catch (Error& e) {
     // Leave the simulator at the state before the failed step.
-    q_ = qPrev_;
+    q_ = ws.qPrev_;
     evaluatedAtEnd_ = false;
     if (e.message().rfind("DER forward simulation", 0) != 0)
       e.addContext(str("in step ", steps_ + 1, " (t = ", time_, ") of the DER forward simulation",

@@ -5,7 +5,9 @@
 // factored by BandedLdlt; the root DOFs (x_0, theta_0, x_1) follow a prescribed rigid motion;
 // reference frames are time-parallel transported after each step.
 #include <Eigen/Geometry>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "modules/der/banded.hpp"
@@ -50,14 +52,40 @@ struct StepStats {
   double energy() const { return kinetic + gravityPotential + elastic.total(); }
 };
 
+// Work storage of the forward simulation for one strand at a time: the Newton system (banded
+// M / dt^2 + H and its LDL^T factor), the kinematics, forces and step buffers. A simulator holds
+// its state only (q, qdot, frames, rest state, mass, time); simulators that share a workspace
+// (one per rank in the der module) must step one after the other. A simulator that finds the
+// workspace last used by another strand re-evaluates its kinematics instead of reusing them,
+// which gives bitwise the same numbers (frames transported to q leave them unchanged, see
+// rod_kinematics.cpp). docs/modules/der.md, "Memory".
+class ForwardWorkspace {
+ public:
+  long rebuilds() const { return rebuilds_; }  // changes of strand so far
+
+ private:
+  friend class StrandSimulator;
+  std::uint64_t owner_ = 0;  // id of the simulator whose data it holds (0: none)
+  long rebuilds_ = 0;
+  std::vector<double> qPrev_, qStar_, qTrial_, f_, g_, dx_;
+  RodKinematics K_;
+  BandedSymmetric H_;
+  BandedLdlt ldlt_;
+};
+
 class StrandSimulator {
  public:
   // Starts at rest (qdot = 0) at time 0 with frames initialFrames(q0), or the given frames (which
   // must belong to q0, e.g. those the rest state was computed with). M and f_ext come from the
   // edge lengths of q0 (the modelled shape, as in the optimisation) and the material (rod_mass.hpp).
-  StrandSimulator(std::vector<double> q0, RestState rest, Material material, ForwardSimOptions options = {});
+  // `workspace`: shared work storage (null: the simulator makes its own).
+  StrandSimulator(std::vector<double> q0, RestState rest, Material material, ForwardSimOptions options = {},
+                  std::shared_ptr<ForwardWorkspace> workspace = nullptr);
   StrandSimulator(std::vector<double> q0, ReferenceFrames frames, RestState rest, Material material,
-                  ForwardSimOptions options = {});
+                  ForwardSimOptions options = {}, std::shared_ptr<ForwardWorkspace> workspace = nullptr);
+  ~StrandSimulator();
+  StrandSimulator(const StrandSimulator&) = delete;
+  StrandSimulator& operator=(const StrandSimulator&) = delete;
 
   // Advances by dt; the root DOFs are set from root.transform(time + dt). Throws kinema::Error
   // naming the step if the state becomes non-finite (the state is then left as before the step).
@@ -85,6 +113,7 @@ class StrandSimulator {
                     double time, long steps);
   // Energies of the current state (evaluates the kinematics).
   StepStats energies() const;
+  const ForwardWorkspace& workspace() const { return *ws_; }
 
  private:
   double inertialEnergy(const std::vector<double>& q, double dt) const;  // E_in (Eq. 1), free DOFs
@@ -92,18 +121,18 @@ class StrandSimulator {
   void evaluate(double dt);                                             // K_, f_, g_ at q_
   void prescribeRoot(const RootMotion& root, double t);
   void checkFinite(const char* what, const std::vector<double>& v) const;
+  ForwardWorkspace& bound();  // the workspace, sized for this strand (caches dropped if it served another)
   [[noreturn]] void fail(const std::string& message) const;
 
   int N_ = 0, n_ = 0;
-  std::vector<double> q_, qdot_, qPrev_, qStar_, qTrial_, mass_, fext_, f_, g_, dx_;
+  std::vector<double> q_, qdot_, mass_, fext_;
   ReferenceFrames frames_;
   RestState rest_;
   Material material_;
   ForwardSimOptions options_;
-  RodKinematics K_;
-  BandedSymmetric H_;
-  BandedLdlt ldlt_;
-  ElasticEnergy elastic_;
+  ElasticEnergy elastic_;  // at the state the workspace's K_, f_ belong to (with evaluatedAtEnd_)
+  std::uint64_t id_;
+  std::shared_ptr<ForwardWorkspace> ws_;
   StepStats stats_;
   // Root state at time 0 for the prescribed motion.
   Vec3 rootX0_, rootX1_, rootM1_;

@@ -34,6 +34,9 @@ struct OptimizerOptions {
   // of A spans ~17 orders of magnitude (rho, M^-1 of the twist DOFs), so a pivot floor relative to
   // max A_kk would clamp most pivots; scaled, every diagonal entry is 1.
   bool scaleBcqp = true;
+  // Keep AlmStats::history (one entry per BCQP). The der module turns it off: a strand's state
+  // should not grow with its iteration count (docs/modules/der.md, "Memory").
+  bool recordHistory = true;
 
   static solvers::MprgpOptions defaultMprgpOptions() {
     solvers::MprgpOptions o;

@@ -28,36 +28,10 @@ void writeStrandSet(const std::string& path, Comm comm, const LocalStrands& loca
   const std::int64_t v1 = local.vertexOffset[u64(local.firstStrand + count)];
   const std::size_t rows = u64(v1 - v0);
 
-  std::vector<double> pos(3 * rows), theta(rows, 0.0);
-  std::vector<double> lbar, kbar, mbar, cst, cbe, ctw;
-  if (hasRest) {
-    lbar.assign(rows, 0.0);
-    kbar.assign(4 * rows, 0.0);
-    mbar.assign(rows, 0.0);
-    cst.assign(rows, 0.0);
-    cbe.assign(rows, 0.0);
-    ctw.assign(rows, 0.0);
-  }
-  std::size_t row = 0;
   for (std::int64_t s = 0; s < count; ++s) {
-    const StrandGeometry& g = local.geometry[u64(s)];
-    const int N = g.vertices();
+    const int N = local.geometry[u64(s)].vertices();
     KINEMA_CHECK(N == local.vertexOffset[u64(local.firstStrand + s + 1)] - local.vertexOffset[u64(local.firstStrand + s)],
                  "writeStrandSet: strand vertex count disagrees with vertexOffset");
-    for (int v = 0; v < N; ++v, ++row) {
-      for (int c = 0; c < 3; ++c) pos[3 * row + u64(c)] = g.x[u64(v)][c];
-      if (v < N - 1) theta[row] = g.theta[u64(v)];
-      if (!hasRest) continue;
-      const RestState& r = local.rest[u64(s)];
-      if (v < N - 1) {
-        lbar[row] = r.restLength[u64(v)];
-        cst[row] = r.cStretch[u64(v)];
-      }
-      for (int c = 0; c < 4; ++c) kbar[4 * row + u64(c)] = r.restKappa[u64(v)][c];
-      mbar[row] = r.restTwist[u64(v)];
-      cbe[row] = r.cBend[u64(v)];
-      ctw[row] = r.cTwist[u64(v)];
-    }
   }
 
   io::H5File f(path, io::H5File::Mode::create, comm);
@@ -73,16 +47,43 @@ void writeStrandSet(const std::string& path, Comm comm, const LocalStrands& loca
   f.writeAttribute("/strands", "gravity_y", local.material.gravity.y());
   f.writeAttribute("/strands", "gravity_z", local.material.gravity.z());
   f.writeArray("/strands/vertex_offset", {u64(S + 1)}, std::span<const std::int64_t>(local.vertexOffset));
-  f.writeSlab("/strands/positions", {u64(V), 3}, u64(v0), pos);
-  f.writeSlab("/strands/theta", {u64(V)}, u64(v0), theta);
+  // One dataset at a time through one buffer: the largest (positions, kbar) is 3-4 doubles per
+  // vertex, instead of all twelve at once (memory per strand, docs/modules/der.md).
+  std::vector<double> buf;
+  // Fills buf with `width` values per vertex from get(strand, vertex, out) (entries get leaves
+  // alone stay 0) and writes it as dataset `name`.
+  auto write = [&](const char* name, int width, auto get) {
+    buf.assign(static_cast<std::size_t>(width) * rows, 0.0);
+    std::size_t row = 0;
+    for (std::int64_t s = 0; s < count; ++s) {
+      const int N = local.geometry[u64(s)].vertices();
+      for (int v = 0; v < N; ++v, ++row) get(u64(s), v, N, &buf[static_cast<std::size_t>(width) * row]);
+    }
+    if (width == 1) f.writeSlab(name, {u64(V)}, u64(v0), buf);
+    else f.writeSlab(name, {u64(V), u64(width)}, u64(v0), buf);
+  };
+  write("/strands/positions", 3, [&](std::size_t s, int v, int, double* out) {
+    for (int c = 0; c < 3; ++c) out[c] = local.geometry[s].x[u64(v)][c];
+  });
+  write("/strands/theta", 1, [&](std::size_t s, int v, int N, double* out) {
+    if (v < N - 1) out[0] = local.geometry[s].theta[u64(v)];
+  });
   if (hasRest) {
-    f.writeSlab("/strands/rest_length", {u64(V)}, u64(v0), lbar);
-    f.writeSlab("/strands/rest_kappa", {u64(V), 4}, u64(v0), kbar);
-    f.writeSlab("/strands/rest_twist", {u64(V)}, u64(v0), mbar);
-    f.writeSlab("/strands/c_stretch", {u64(V)}, u64(v0), cst);
-    f.writeSlab("/strands/c_bend", {u64(V)}, u64(v0), cbe);
-    f.writeSlab("/strands/c_twist", {u64(V)}, u64(v0), ctw);
+    write("/strands/rest_length", 1, [&](std::size_t s, int v, int N, double* out) {
+      if (v < N - 1) out[0] = local.rest[s].restLength[u64(v)];
+    });
+    write("/strands/rest_kappa", 4, [&](std::size_t s, int v, int, double* out) {
+      for (int c = 0; c < 4; ++c) out[c] = local.rest[s].restKappa[u64(v)][c];
+    });
+    write("/strands/rest_twist", 1, [&](std::size_t s, int v, int, double* out) { out[0] = local.rest[s].restTwist[u64(v)]; });
+    write("/strands/c_stretch", 1, [&](std::size_t s, int v, int N, double* out) {
+      if (v < N - 1) out[0] = local.rest[s].cStretch[u64(v)];
+    });
+    write("/strands/c_bend", 1, [&](std::size_t s, int v, int, double* out) { out[0] = local.rest[s].cBend[u64(v)]; });
+    write("/strands/c_twist", 1, [&](std::size_t s, int v, int, double* out) { out[0] = local.rest[s].cTwist[u64(v)]; });
   }
+  buf.clear();
+  buf.shrink_to_fit();
   if (hasResults) {
     std::vector<double> res(u64(count)), newton(u64(count)), mprgp(u64(count)), reason(u64(count)),
         mprgpTotal(u64(count)), seconds(u64(count));
