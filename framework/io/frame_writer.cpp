@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -73,6 +74,42 @@ long frameNumber(const std::string& name) {
   return std::stol(name);
 }
 
+// The closing tags of an XDMF with an open temporal collection (the tail each append rewrites).
+const std::string kTail = "  </Grid>\n </Domain>\n</Xdmf>\n";
+
+std::string collectionOpen(const std::string& name) {
+  return "  <Grid Name=\"" + xmlEscape(name) + "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+}
+
+struct CellTypeInfo {
+  const char* name;        // attribute "type" of a cell grid group
+  const char* xdmf;        // XDMF TopologyType
+  std::uint64_t nodes;     // nodes per cell
+};
+
+const CellTypeInfo& cellTypeInfo(CellType type) {
+  static const CellTypeInfo vertex{"vertex", "Polyvertex", 1}, line{"line", "Polyline", 2},
+      triangle{"triangle", "Triangle", 3};
+  switch (type) {
+    case CellType::vertex: return vertex;
+    case CellType::line: return line;
+    case CellType::triangle: return triangle;
+  }
+  return vertex;
+}
+
+const CellTypeInfo* cellTypeInfo(const std::string& name) {
+  for (CellType t : {CellType::vertex, CellType::line, CellType::triangle})
+    if (name == cellTypeInfo(t).name) return &cellTypeInfo(t);
+  return nullptr;
+}
+
+bool validName(const std::string& name) {
+  return !name.empty() && name.find('/') == std::string::npos;
+}
+
+std::string vertexPath(std::uint64_t n) { return "/xdmf/vertices_" + std::to_string(n); }
+
 }  // namespace
 
 FrameWriter::FrameWriter(const std::string& directory, const std::string& base, Comm comm, bool append,
@@ -109,6 +146,10 @@ FrameWriter::FrameWriter(const std::string& directory, const std::string& base, 
         last = std::max(last, k);
     }
     frames_ = last + 1;
+    if (last >= 0) {
+      std::string g = "/frames/" + frameName(last);
+      if (file_->hasAttribute(g, "collection")) collection_ = file_->readAttributeString(g, "collection");
+    }
     file_->flush();
     writeXdmf();
   }
@@ -122,6 +163,24 @@ FrameWriter::~FrameWriter() {
   }
 }
 
+void FrameWriter::setCollection(const std::string& name) {
+  KINEMA_CHECK(!open_, "FrameWriter::setCollection while frame ", current_, " is open");
+  KINEMA_CHECK(!name.empty(), "FrameWriter::setCollection: empty name");
+  collection_ = name;
+}
+
+void FrameWriter::beginCommon(double time, const std::string& mesh) {
+  current_ = "/frames/" + frameName(frames_);
+  file_->remove(current_);  // a leftover of a frame that never completed
+  file_->createGroup(current_);
+  file_->writeAttribute(current_, "time", time);
+  file_->writeAttribute(current_, "collection", collection_);
+  file_->writeAttribute(current_, "mesh", mesh);
+  meshKind_ = mesh;
+  customTopology_ = false;
+  cells_.clear();
+}
+
 void FrameWriter::beginFrame(double time, const UniformGrid& grid) {
   KINEMA_CHECK(!open_, "FrameWriter::beginFrame while frame ", current_, " is open");
   for (int d = 0; d < 3; ++d)
@@ -132,18 +191,13 @@ void FrameWriter::beginFrame(double time, const UniformGrid& grid) {
   std::int64_t planes = comm_.sum(grid.zCount);
   KINEMA_CHECK(planes == grid.dims[2], "FrameWriter: ranks hold ", planes, " z-planes in total, the grid has ",
                grid.dims[2]);
-  current_ = "/frames/" + frameName(frames_);
-  file_->remove(current_);  // a leftover of a frame that never completed
-  file_->createGroup(current_);
-  file_->writeAttribute(current_, "time", time);
-  file_->writeAttribute(current_, "mesh", std::string("uniform_grid"));
+  beginCommon(time, "uniform_grid");
   file_->writeAttribute(current_, "dims",
                         str(grid.dims[2], " ", grid.dims[1], " ", grid.dims[0]));
   file_->writeAttribute(current_, "origin",
                         num(grid.origin[0]) + " " + num(grid.origin[1]) + " " + num(grid.origin[2]));
   file_->writeAttribute(current_, "spacing",
                         num(grid.spacing[0]) + " " + num(grid.spacing[1]) + " " + num(grid.spacing[2]));
-  meshKind_ = "uniform_grid";
   grid_ = grid;
   rowOffset_ = static_cast<std::uint64_t>(grid.zBegin);
   localRows_ = static_cast<std::uint64_t>(grid.zCount);
@@ -161,13 +215,8 @@ void FrameWriter::beginFrame(double time, const PointSet& points) {
   std::int64_t total = comm_.sum(local);
   KINEMA_CHECK(total == points.globalCount, "FrameWriter: ranks hold ", total, " points in total, the set has ",
                points.globalCount);
-  current_ = "/frames/" + frameName(frames_);
-  file_->remove(current_);
-  file_->createGroup(current_);
-  file_->writeAttribute(current_, "time", time);
-  file_->writeAttribute(current_, "mesh", std::string("points"));
+  beginCommon(time, "points");
   file_->writeAttribute(current_, "count", points.globalCount);
-  meshKind_ = "points";
   rowOffset_ = static_cast<std::uint64_t>(points.rowOffset);
   localRows_ = static_cast<std::uint64_t>(local);
   globalRows_ = static_cast<std::uint64_t>(points.globalCount);
@@ -229,14 +278,9 @@ void FrameWriter::beginFrame(double time, const Polylines& lines) {
     end += count;
   }
 
-  current_ = "/frames/" + frameName(frames_);
-  file_->remove(current_);
-  file_->createGroup(current_);
-  file_->writeAttribute(current_, "time", time);
-  file_->writeAttribute(current_, "mesh", std::string("polylines"));
+  beginCommon(time, "polylines");
   file_->writeAttribute(current_, "count", lines.globalPoints);
   file_->writeAttribute(current_, "lines", lines.globalLines);
-  meshKind_ = "polylines";
   rowOffset_ = static_cast<std::uint64_t>(lines.pointOffset);
   localRows_ = static_cast<std::uint64_t>(local);
   globalRows_ = static_cast<std::uint64_t>(lines.globalPoints);
@@ -246,10 +290,17 @@ void FrameWriter::beginFrame(double time, const Polylines& lines) {
   open_ = true;
 }
 
-void FrameWriter::addField(const std::string& name, std::span<const double> local, int components) {
+void FrameWriter::writeFieldAttributes(const std::string& dataset, bool integer, const std::string& units) {
+  file_->writeAttribute(dataset, "number_type", std::string(integer ? "Int" : "Float"));
+  if (!units.empty()) file_->writeAttribute(dataset, "units", units);
+}
+
+template <class T>
+void FrameWriter::addFieldImpl(const std::string& name, std::span<const T> local, int components,
+                               const std::string& units) {
   KINEMA_CHECK(open_, "FrameWriter::addField('", name, "') outside beginFrame/endFrame");
   KINEMA_CHECK(components >= 1, "FrameWriter::addField('", name, "'): components must be >= 1");
-  KINEMA_CHECK(!name.empty() && name.find('/') == std::string::npos && name != "positions" &&
+  KINEMA_CHECK(validName(name) && name != "positions" && name != "cells" &&
                    !(meshKind_ == "polylines" && name == "connectivity"),
                "FrameWriter::addField: invalid field name '", name, "'");
   auto c = static_cast<std::uint64_t>(components);
@@ -263,97 +314,261 @@ void FrameWriter::addField(const std::string& name, std::span<const double> loca
   if (c > 1) shape.push_back(c);
   KINEMA_CHECK(local.size() == localRows_ * perRow, "FrameWriter::addField('", name, "'): ", local.size(),
                " values, expected ", localRows_ * perRow, " (", localRows_, " rows of ", perRow, ")");
-  file_->writeSlab(current_ + "/" + name, shape, rowOffset_, local);
+  const std::string ds = current_ + "/" + name;
+  file_->writeSlab(ds, shape, rowOffset_, local);
+  writeFieldAttributes(ds, std::is_integral_v<T>, units);
+}
+
+void FrameWriter::addField(const std::string& name, std::span<const double> local, int components,
+                           const std::string& units) {
+  addFieldImpl(name, local, components, units);
+}
+
+void FrameWriter::addField(const std::string& name, std::span<const std::int64_t> local, int components,
+                           const std::string& units) {
+  addFieldImpl(name, local, components, units);
+}
+
+void FrameWriter::setTopology(const std::string& dataset, std::int64_t cells) {
+  KINEMA_CHECK(open_ && meshKind_ == "points", "FrameWriter::setTopology outside a point frame");
+  KINEMA_CHECK(cells >= 0, "FrameWriter::setTopology: ", cells, " cells");
+  KINEMA_CHECK(file_->exists(dataset) && file_->shape(dataset).size() == 1, "FrameWriter::setTopology: ",
+               dataset, " is not a 1-D dataset of ", h5Path_);
+  file_->writeAttribute(current_, "topology", dataset);
+  file_->writeAttribute(current_, "cells", cells);
+  customTopology_ = true;
+}
+
+void FrameWriter::addCells(const std::string& name, CellType type, std::span<const std::int64_t> local) {
+  KINEMA_CHECK(open_ && (meshKind_ == "points" || meshKind_ == "polylines"),
+               "FrameWriter::addCells('", name, "') outside a point or polyline frame");
+  KINEMA_CHECK(validName(name) && !cells_.count(name), "FrameWriter::addCells: invalid or repeated name '", name,
+               "'");
+  const CellTypeInfo& info = cellTypeInfo(type);
+  KINEMA_CHECK(local.size() % info.nodes == 0, "FrameWriter::addCells('", name, "'): ", local.size(),
+               " indices are not rows of ", info.nodes);
+  for (std::int64_t p : local)
+    KINEMA_CHECK(p >= 0 && static_cast<std::uint64_t>(p) < globalRows_, "FrameWriter::addCells('", name,
+                 "'): point ", p, " outside the frame's ", globalRows_);
+  CellGrid cg;
+  cg.nodes = info.nodes;
+  cg.local = local.size() / info.nodes;
+  std::vector<std::int64_t> counts = comm_.allgather(static_cast<std::int64_t>(cg.local));
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    if (static_cast<int>(r) < comm_.rank()) cg.offset += static_cast<std::uint64_t>(counts[r]);
+    cg.global += static_cast<std::uint64_t>(counts[r]);
+  }
+  cells_[name] = cg;
+  if (cg.global == 0) return;  // no cells anywhere: no grid (HDF5 datasets of zero rows are avoided)
+  const std::string g = current_ + "/cells/" + name;
+  file_->writeSlab(g + "/connectivity", {cg.global, cg.nodes}, cg.offset, local);
+  file_->writeAttribute(g, "type", std::string(info.name));
+}
+
+template <class T>
+void FrameWriter::addCellFieldImpl(const std::string& cells, const std::string& name, std::span<const T> local,
+                                   int components, const std::string& units) {
+  KINEMA_CHECK(open_, "FrameWriter::addCellField('", name, "') outside beginFrame/endFrame");
+  auto it = cells_.find(cells);
+  KINEMA_CHECK(it != cells_.end(), "FrameWriter::addCellField: no cell grid '", cells, "' in this frame");
+  KINEMA_CHECK(components >= 1, "FrameWriter::addCellField('", name, "'): components must be >= 1");
+  KINEMA_CHECK(validName(name) && name != "connectivity", "FrameWriter::addCellField: invalid field name '", name,
+               "'");
+  const CellGrid& cg = it->second;
+  auto c = static_cast<std::uint64_t>(components);
+  KINEMA_CHECK(local.size() == cg.local * c, "FrameWriter::addCellField('", name, "'): ", local.size(),
+               " values, expected ", cg.local * c, " (", cg.local, " cells of ", c, ")");
+  if (cg.global == 0) return;
+  Shape shape{cg.global};
+  if (c > 1) shape.push_back(c);
+  const std::string ds = current_ + "/cells/" + cells + "/" + name;
+  file_->writeSlab(ds, shape, cg.offset, local);
+  writeFieldAttributes(ds, std::is_integral_v<T>, units);
+}
+
+void FrameWriter::addCellField(const std::string& cells, const std::string& name, std::span<const double> local,
+                               int components, const std::string& units) {
+  addCellFieldImpl(cells, name, local, components, units);
+}
+
+void FrameWriter::addCellField(const std::string& cells, const std::string& name,
+                               std::span<const std::int64_t> local, int components, const std::string& units) {
+  addCellFieldImpl(cells, name, local, components, units);
 }
 
 void FrameWriter::endFrame() {
   KINEMA_CHECK(open_, "FrameWriter::endFrame without beginFrame");
+  if (meshKind_ == "points" && !customTopology_ && globalRows_ > 0 && !file_->exists(vertexPath(globalRows_))) {
+    // One vertex cell per point: the connectivity 0..n-1, shared by every frame of n points.
+    std::vector<std::int64_t> ids(localRows_);
+    for (std::uint64_t k = 0; k < localRows_; ++k) ids[k] = static_cast<std::int64_t>(rowOffset_ + k);
+    file_->writeSlab(vertexPath(globalRows_), {globalRows_}, rowOffset_, std::span<const std::int64_t>(ids));
+  }
   // Written last: the XDMF (and a restart) only trust frames that carry it.
   file_->writeAttribute(current_, "complete", std::int64_t{1});
   file_->flush();
   open_ = false;
   ++frames_;
-  writeXdmf();
+  appendXdmf(current_);
 }
+
+namespace {
+
+// An HDF DataItem of `dataset` in `file` with the dataset's shape.
+std::string hdfItem(const std::string& indent, const Shape& shape, const char* numberType, const std::string& file,
+                    const std::string& dataset) {
+  return indent + "<DataItem Dimensions=\"" + dimsText(shape) + "\" NumberType=\"" + numberType +
+         "\" Precision=\"8\" Format=\"HDF\">" + file + ":" + xmlEscape(dataset) + "</DataItem>\n";
+}
+
+}  // namespace
+
+std::string FrameWriter::frameXml(const std::string& g, std::string* collection) const {
+  const std::string file = xmlEscape(h5Name_);
+  const std::string name = g.substr(g.rfind('/') + 1);
+  const double time = file_->readAttributeReal(g, "time");
+  const std::string mesh = file_->readAttributeString(g, "mesh");
+  *collection = file_->hasAttribute(g, "collection") ? file_->readAttributeString(g, "collection") : "frames";
+  std::vector<std::string> cellGrids;
+  if (mesh != "uniform_grid" && file_->exists(g + "/cells")) cellGrids = file_->children(g + "/cells");
+  const bool spatial = !cellGrids.empty();
+  const std::string in = spatial ? "    " : "   ";  // indent of the frame's (first) uniform grid
+  const std::string timeXml = "<Time Value=\"" + num(time) + "\"/>\n";
+
+  // The fields of a group as XDMF attributes centred on `center`.
+  auto attributes = [&](const std::string& group, std::size_t meshRank, const char* center,
+                        const std::vector<std::string>& skip) {
+    std::string out;
+    for (const std::string& field : file_->children(group)) {
+      if (std::find(skip.begin(), skip.end(), field) != skip.end()) continue;
+      const std::string ds = group + "/" + field;
+      Shape s = file_->shape(ds);
+      std::uint64_t comps = s.size() > meshRank ? s.back() : 1;
+      bool integer = file_->hasAttribute(ds, "number_type") && file_->readAttributeString(ds, "number_type") == "Int";
+      out += in + " <Attribute Name=\"" + xmlEscape(field) + "\" AttributeType=\"" + attributeType(comps) +
+             "\" Center=\"" + center + "\">\n";
+      if (file_->hasAttribute(ds, "units"))
+        out += in + "  <Information Name=\"units\" Value=\"" + xmlEscape(file_->readAttributeString(ds, "units")) +
+               "\"/>\n";
+      out += hdfItem(in + "  ", s, integer ? "Int" : "Float", file, ds);
+      out += in + " </Attribute>\n";
+    }
+    return out;
+  };
+
+  std::ostringstream x;
+  std::string geometry;  // point and polyline frames: the XYZ geometry, shared with the cell grids
+  if (spatial)
+    x << "   <Grid Name=\"frame_" << name << "\" GridType=\"Collection\" CollectionType=\"Spatial\">\n"
+      << "    " << timeXml;
+  x << in << "<Grid Name=\"" << (spatial ? mesh : "frame_" + name) << "\" GridType=\"Uniform\">\n"
+    << in << " " << timeXml;
+  std::size_t meshRank = 1;  // leading dimensions of a field that index mesh points
+  if (mesh == "uniform_grid") {
+    std::vector<std::string> dims = words(file_->readAttributeString(g, "dims"));        // nz ny nx
+    std::vector<std::string> origin = words(file_->readAttributeString(g, "origin"));    // x y z
+    std::vector<std::string> spacing = words(file_->readAttributeString(g, "spacing"));  // x y z
+    if (dims.size() != 3 || origin.size() != 3 || spacing.size() != 3)
+      throw Error(str(h5Path_, ": frame ", g, " has a malformed grid description"));
+    meshRank = 3;
+    // XDMF orders everything z, y, x.
+    x << in << " <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims[0] << " " << dims[1] << " "
+      << dims[2] << "\"/>\n"
+      << in << " <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+      << in << "  <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">"
+      << origin[2] << " " << origin[1] << " " << origin[0] << "</DataItem>\n"
+      << in << "  <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">"
+      << spacing[2] << " " << spacing[1] << " " << spacing[0] << "</DataItem>\n"
+      << in << " </Geometry>\n";
+  } else if (mesh == "points" || mesh == "polylines") {
+    const std::uint64_t n = static_cast<std::uint64_t>(file_->readAttributeInt(g, "count"));
+    geometry = in + " <Geometry GeometryType=\"XYZ\">\n" + hdfItem(in + "  ", {n, 3}, "Float", file, g + "/positions") +
+               in + " </Geometry>\n";
+    if (mesh == "polylines" || file_->hasAttribute(g, "topology")) {
+      // Mixed topology (XDMF type ids: 1 polyvertex and 2 polyline with their point count, 4 triangle).
+      const std::string ds = mesh == "polylines" ? g + "/connectivity" : file_->readAttributeString(g, "topology");
+      const std::int64_t cells = file_->readAttributeInt(g, mesh == "polylines" ? "lines" : "cells");
+      x << in << " <Topology TopologyType=\"Mixed\" NumberOfElements=\"" << cells << "\">\n"
+        << hdfItem(in + "  ", file_->shape(ds), "Int", file, ds) << in << " </Topology>\n";
+    } else if (n > 0) {
+      // One vertex cell per point (a Polyvertex topology without connectivity has no cells).
+      x << in << " <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\">\n"
+        << hdfItem(in + "  ", {n}, "Int", file, vertexPath(n)) << in << " </Topology>\n";
+    } else {
+      x << in << " <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"0\" NodesPerElement=\"1\"/>\n";
+    }
+    x << geometry;
+  } else {
+    throw Error(str(h5Path_, ": frame ", g, " has unknown mesh kind '", mesh, "'"));
+  }
+  x << attributes(g, meshRank, "Node", {"positions", "cells", mesh == "polylines" ? "connectivity" : ""});
+  x << in << "</Grid>\n";
+  for (const std::string& c : cellGrids) {
+    const std::string cg = g + "/cells/" + c;
+    const CellTypeInfo* info = cellTypeInfo(file_->readAttributeString(cg, "type"));
+    if (!info) throw Error(str(h5Path_, ": cell grid ", cg, " has an unknown cell type"));
+    Shape conn = file_->shape(cg + "/connectivity");
+    x << in << "<Grid Name=\"" << xmlEscape(c) << "\" GridType=\"Uniform\">\n"
+      << in << " " << timeXml << in << " <Topology TopologyType=\"" << info->xdmf << "\" NumberOfElements=\""
+      << conn[0] << "\" NodesPerElement=\"" << info->nodes << "\">\n"
+      << hdfItem(in + "  ", conn, "Int", file, cg + "/connectivity") << in << " </Topology>\n"
+      << geometry << attributes(cg, 1, "Cell", {"connectivity"}) << in << "</Grid>\n";
+  }
+  if (spatial) x << "   </Grid>\n";
+  return x.str();
+}
+
+namespace {
+
+// Writes `text` at byte `pos` of `path` (rank 0) and cuts the file there if it was longer.
+bool writeAt(const std::string& path, std::uint64_t pos, const std::string& text, std::uint64_t oldSize) {
+  std::FILE* f = std::fopen(path.c_str(), "r+b");
+  if (!f) return false;
+  bool ok = std::fseek(f, static_cast<long>(pos), SEEK_SET) == 0 &&
+            std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = (std::fclose(f) == 0) && ok;
+  if (ok && pos + text.size() < oldSize) {
+    std::error_code ec;
+    std::filesystem::resize_file(path, pos + text.size(), ec);
+    ok = !ec;
+  }
+  return ok;
+}
+
+}  // namespace
 
 void FrameWriter::writeXdmf() {
   // Every rank reads (reads of metadata are cheap and keep the ranks in step); rank 0 writes.
-  std::ostringstream x;
-  x << "<?xml version=\"1.0\" ?>\n"
-    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-    << "<Xdmf Version=\"2.0\">\n"
-    << " <Domain>\n"
-    << "  <Grid Name=\"frames\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-  const std::string file = xmlEscape(h5Name_);
+  std::string x = "<?xml version=\"1.0\" ?>\n"
+                  "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+                  "<Xdmf Version=\"3.0\">\n"
+                  " <Domain>\n";
+  openCollection_.clear();
+  openFrames_ = 0;
   for (const std::string& name : file_->children("/frames")) {
     if (frameNumber(name) < 0) continue;
     std::string g = "/frames/" + name;
     if (!file_->hasAttribute(g, "complete")) continue;
-    double time = file_->readAttributeReal(g, "time");
-    std::string mesh = file_->readAttributeString(g, "mesh");
-    x << "   <Grid Name=\"frame_" << name << "\" GridType=\"Uniform\">\n"
-      << "    <Time Value=\"" << num(time) << "\"/>\n";
-    std::size_t meshRank = 1;  // leading dimensions of a field that index mesh points
-    if (mesh == "uniform_grid") {
-      std::vector<std::string> dims = words(file_->readAttributeString(g, "dims"));        // nz ny nx
-      std::vector<std::string> origin = words(file_->readAttributeString(g, "origin"));    // x y z
-      std::vector<std::string> spacing = words(file_->readAttributeString(g, "spacing"));  // x y z
-      if (dims.size() != 3 || origin.size() != 3 || spacing.size() != 3)
-        throw Error(str(h5Path_, ": frame ", g, " has a malformed grid description"));
-      meshRank = 3;
-      // XDMF orders everything z, y, x.
-      x << "    <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims[0] << " " << dims[1] << " "
-        << dims[2] << "\"/>\n"
-        << "    <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-        << "     <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-           "Format=\"XML\">"
-        << origin[2] << " " << origin[1] << " " << origin[0] << "</DataItem>\n"
-        << "     <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-           "Format=\"XML\">"
-        << spacing[2] << " " << spacing[1] << " " << spacing[0] << "</DataItem>\n"
-        << "    </Geometry>\n";
-    } else if (mesh == "points") {
-      std::int64_t n = file_->readAttributeInt(g, "count");
-      x << "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
-        << "\" NodesPerElement=\"1\"/>\n"
-        << "    <Geometry GeometryType=\"XYZ\">\n"
-        << "     <DataItem Dimensions=\"" << n << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
-        << file << ":" << g << "/positions</DataItem>\n"
-        << "    </Geometry>\n";
-    } else if (mesh == "polylines") {
-      std::int64_t n = file_->readAttributeInt(g, "count");
-      std::int64_t lines = file_->readAttributeInt(g, "lines");
-      Shape conn = file_->shape(g + "/connectivity");
-      // Mixed topology: ParaView's Xdmf3 reader takes the polyline (type 2) with its point count.
-      x << "    <Topology TopologyType=\"Mixed\" NumberOfElements=\"" << lines << "\">\n"
-        << "     <DataItem Dimensions=\"" << dimsText(conn)
-        << "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">" << file << ":" << g
-        << "/connectivity</DataItem>\n"
-        << "    </Topology>\n"
-        << "    <Geometry GeometryType=\"XYZ\">\n"
-        << "     <DataItem Dimensions=\"" << n << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
-        << file << ":" << g << "/positions</DataItem>\n"
-        << "    </Geometry>\n";
-    } else {
-      throw Error(str(h5Path_, ": frame ", g, " has unknown mesh kind '", mesh, "'"));
+    std::string collection;
+    std::string grid = frameXml(g, &collection);
+    if (openFrames_ == 0 || collection != openCollection_) {
+      if (openFrames_ > 0) x += "  </Grid>\n";
+      openStart_ = x.size();
+      x += collectionOpen(collection);
+      openCollection_ = collection;
+      openFrames_ = 0;
     }
-    for (const std::string& field : file_->children(g)) {
-      if (field == "positions" || (mesh == "polylines" && field == "connectivity")) continue;
-      Shape s = file_->shape(g + "/" + field);
-      std::uint64_t comps = s.size() > meshRank ? s.back() : 1;
-      std::string item = xmlEscape(g + "/" + field);
-      x << "    <Attribute Name=\"" << xmlEscape(field) << "\" AttributeType=\"" << attributeType(comps)
-        << "\" Center=\"Node\">\n"
-        << "     <DataItem Dimensions=\"" << dimsText(s)
-        << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << file << ":" << item
-        << "</DataItem>\n"
-        << "    </Attribute>\n";
-    }
-    x << "   </Grid>\n";
+    x += grid;
+    ++openFrames_;
   }
-  x << "  </Grid>\n"
-    << " </Domain>\n"
-    << "</Xdmf>\n";
+  if (openFrames_ == 0) {  // an empty collection: the frames to come (appendXdmf may rename it)
+    openStart_ = x.size();
+    openCollection_ = collection_;
+    x += collectionOpen(collection_);
+  }
+  x += kTail;
+  tailSize_ = kTail.size();
+  xdmfSize_ = x.size();
 
   bool ok = true;
   if (comm_.isRoot()) {
@@ -361,8 +576,7 @@ void FrameWriter::writeXdmf() {
     std::string tmp = xdmfPath_ + ".tmp";
     std::FILE* f = std::fopen(tmp.c_str(), "w");
     if (f) {
-      std::string text = x.str();
-      ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+      ok = std::fwrite(x.data(), 1, x.size(), f) == x.size();
       ok = (std::fclose(f) == 0) && ok;
       std::error_code ec;
       if (ok) std::filesystem::rename(tmp, xdmfPath_, ec);
@@ -372,6 +586,34 @@ void FrameWriter::writeXdmf() {
     }
   }
   if (!comm_.all(ok)) throw Error(str("cannot write ", xdmfPath_));
+}
+
+void FrameWriter::appendXdmf(const std::string& group) {
+  // The new frame is written over the closing tags, which follow it again: the cost of a frame
+  // does not grow with the frames before it. A crash in this write leaves the XDMF cut short; the
+  // next writer on the file (a restart) rewrites it whole from the HDF5 file.
+  std::string collection;
+  std::string text = frameXml(group, &collection);
+  std::uint64_t pos = xdmfSize_ - tailSize_;
+  std::string head;
+  if (collection != openCollection_) {
+    if (openFrames_ == 0) {
+      pos = openStart_;  // the open collection is empty: replace it
+    } else {
+      head = "  </Grid>\n";
+    }
+    openStart_ = pos + head.size();
+    head += collectionOpen(collection);
+    openCollection_ = collection;
+    openFrames_ = 0;
+  }
+  text = head + text + kTail;
+  bool ok = true;
+  if (comm_.isRoot()) ok = writeAt(xdmfPath_, pos, text, xdmfSize_);
+  xdmfSize_ = pos + text.size();
+  tailSize_ = kTail.size();
+  ++openFrames_;
+  if (!comm_.all(ok)) throw Error(str("cannot append frame ", group, " to ", xdmfPath_));
 }
 
 }  // namespace kinema::io

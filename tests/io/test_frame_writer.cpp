@@ -189,7 +189,7 @@ TEST(FrameWriter, UniformGridFramesAndXdmf) {
   }
   std::string xml = test::readText(dir + "/grid.xdmf");
   EXPECT_FALSE(std::filesystem::exists(dir + "/grid.xdmf.tmp"));
-  EXPECT_NE(xml.find(R"(<Xdmf Version="2.0">)"), std::string::npos);
+  EXPECT_NE(xml.find(R"(<Xdmf Version="3.0">)"), std::string::npos);
   EXPECT_NE(xml.find(R"(GridType="Collection" CollectionType="Temporal")"), std::string::npos);
   std::vector<XdmfFrame> frames = parseXdmf(xml);
   ASSERT_EQ(frames.size(), 2u);
@@ -228,13 +228,19 @@ TEST(FrameWriter, PointSetFramesAndXdmf) {
   EXPECT_EQ(frames[0].time, 1.0);
   EXPECT_EQ(frames[1].time, 1.5);
   for (const XdmfFrame& fr : frames) {
-    EXPECT_EQ(fr.topology, R"(<Topology TopologyType="Polyvertex" NumberOfElements="7" NodesPerElement="1"/>)");
+    // One vertex cell per point: a Polyvertex topology without connectivity has no cells at all
+    // in ParaView (the particles are invisible in its default representation).
+    EXPECT_EQ(fr.topology, R"(<Topology TopologyType="Polyvertex" NumberOfElements="7" NodesPerElement="1">)");
     EXPECT_NE(fr.text.find(R"(<Geometry GeometryType="XYZ">)"), std::string::npos);
-    ASSERT_EQ(fr.hdfItems.size(), 3u);  // positions, mass, velocity
-    EXPECT_EQ(fr.hdfItems[0].first, "7 3");
-    EXPECT_EQ(fr.hdfItems[0].second, "pts.h5:/" + std::string("frames/") + fr.name.substr(6) + "/positions");
+    ASSERT_EQ(fr.hdfItems.size(), 4u);  // connectivity, positions, mass, velocity
+    EXPECT_EQ(fr.hdfItems[0].first, "7");
+    EXPECT_EQ(fr.hdfItems[0].second, "pts.h5:/xdmf/vertices_7");
+    EXPECT_EQ(fr.hdfItems[1].first, "7 3");
+    EXPECT_EQ(fr.hdfItems[1].second, "pts.h5:/" + std::string("frames/") + fr.name.substr(6) + "/positions");
   }
   checkXdmfReferences(frames, dir, "pts");
+  H5File f(dir + "/pts.h5", H5File::Mode::read, world);
+  EXPECT_EQ(f.readAllInt("/xdmf/vertices_7"), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6}));
 }
 
 // Three polylines of different lengths (3, 5 and 2 points), lines split over ranks.
