@@ -203,7 +203,7 @@ void AviModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
   for (std::int64_t a = r0; a < r1; ++a)
     for (int k = 0; k < 3; ++k) positions_[static_cast<std::size_t>(3 * (a - r0) + k)] = x_[static_cast<std::size_t>(a)][k];
 
-  // The meshes' topology, once per frames file (the frame writer has no triangle mesh kind).
+  // The meshes' topology as lists, once per frames file (scripts/render-avi reads them).
   io::H5File& f = frames.file();
   const Scene& s = domain_->scene();
   if (!s.drawTriangles.empty() && !f.exists("/avi/mesh/triangles")) {
@@ -219,16 +219,49 @@ void AviModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
     f.writeArray("/avi/mesh/segments", {static_cast<std::uint64_t>(s.drawEdges.size()), 2}, seg);
   }
 
+  // The cells of the frame grid, once per frames file: an XDMF Mixed array of the surface
+  // triangles (type 4), the rod and spring segments (type 2, polyline of 2 points) and a vertex
+  // (type 1, polyvertex of 1 point) for every vertex in neither, so ParaView's default (Surface)
+  // representation shows shells and cloth as surfaces, rods as lines and particles as points.
+  if (!f.exists("/avi/mesh/cells")) {
+    std::vector<std::int64_t> mixed;
+    std::vector<char> used(static_cast<std::size_t>(n), 0);
+    for (const Eigen::Vector3i& t : s.drawTriangles) {
+      mixed.insert(mixed.end(), {4, t[0], t[1], t[2]});
+      for (int k = 0; k < 3; ++k) used[static_cast<std::size_t>(t[k])] = 1;
+    }
+    for (const Eigen::Vector2i& e : s.drawEdges) {
+      mixed.insert(mixed.end(), {2, 2, e[0], e[1]});
+      used[static_cast<std::size_t>(e[0])] = used[static_cast<std::size_t>(e[1])] = 1;
+    }
+    std::int64_t cells = static_cast<std::int64_t>(s.drawTriangles.size() + s.drawEdges.size());
+    for (std::int64_t a = 0; a < n; ++a)
+      if (!used[static_cast<std::size_t>(a)]) {
+        mixed.insert(mixed.end(), {1, 1, a});
+        ++cells;
+      }
+    f.writeArray("/avi/mesh/cells", {static_cast<std::uint64_t>(mixed.size())}, mixed);
+    f.writeAttribute("/avi/mesh/cells", "cells", cells);
+  }
+
   io::PointSet points;
   points.globalCount = n;
   points.rowOffset = r0;
   points.positions = positions_;
   frames.beginFrame(time_, points);
+  frames.setTopology("/avi/mesh/cells", f.readAttributeInt("/avi/mesh/cells", "cells"));
   const auto slice = [&](const std::vector<double>& v) {
     return std::span<const double>(v.data() + r0, static_cast<std::size_t>(r1 - r0));
   };
-  frames.addField("object", slice(object_));
-  frames.addField("scripted", slice(scripted_));
+  // Object ids and the scripted flag are integers.
+  const auto ints = [&](const std::vector<double>& v) {
+    std::vector<std::int64_t> out(static_cast<std::size_t>(r1 - r0));
+    for (std::int64_t a = r0; a < r1; ++a)
+      out[static_cast<std::size_t>(a - r0)] = static_cast<std::int64_t>(v[static_cast<std::size_t>(a)]);
+    return out;
+  };
+  frames.addField("object", std::span<const std::int64_t>(ints(object_)));
+  frames.addField("scripted", std::span<const std::int64_t>(ints(scripted_)));
   frames.addField("mass", slice(mass_));
   frames.endFrame();
 }

@@ -7,6 +7,7 @@
 #include "framework/core/log.hpp"
 #include "framework/solvers/manifold_rigid.hpp"
 #include "modules/bdem/explicit_stepper.hpp"
+#include "modules/bdem/fracture.hpp"
 #include "modules/bdem/fragments.hpp"
 #include "modules/bdem/implicit_stepper.hpp"
 #include "modules/bdem/incremental_potential.hpp"
@@ -345,19 +346,47 @@ void BdemModule::emitFrame(run::RunContext& ctx, io::FrameWriter& frames, double
   std::vector<GlobalId> labels;
   computeFragments(s_, ctx.comm, domain_->globalParticles(), &labels);
   fragmentId_.assign(labels.begin(), labels.end());
+  // Ids and counts are integers.
+  const auto ints = [](const std::vector<double>& v) {
+    std::vector<std::int64_t> out(v.size());
+    for (std::size_t k = 0; k < v.size(); ++k) out[k] = static_cast<std::int64_t>(v[k]);
+    return out;
+  };
+  // The bonds as line cells between global particle indices (every bond is held by one rank),
+  // with their state: alive (1/0) and the stress ratio max(sigma / sigma_c, tau / tau_c) of the
+  // fracture criterion (fracture.hpp; 1 breaks). The rest frame (swapped-in owned state, ghosts at
+  // the current state) is unstressed by definition: ratio 0.
+  const bool restFrame = !restarted_ && frames.frames() == 0 && restP_.size() == P.numOwned;
+  std::vector<std::int64_t> bondEnds, bondAlive;
+  std::vector<double> bondRatio;
+  bondEnds.reserve(2 * s_.bonds.size());
+  for (const Bond& b : s_.bonds) {
+    bondEnds.insert(bondEnds.end(), {b.gi, b.gj});
+    bondAlive.push_back(b.alive ? 1 : 0);
+    double ratio = 0;
+    if (b.alive && !restFrame) {
+      const auto i = static_cast<std::size_t>(b.i), j = static_cast<std::size_t>(b.j);
+      const BondStress st = bondStress(b, s_.model, P.p[i], P.q[i], P.p[j], P.q[j]);
+      ratio = std::max(st.sigma / b.sigmaC, st.tau / b.tauC);
+    }
+    bondRatio.push_back(ratio);
+  }
   io::PointSet points;
   points.globalCount = domain_->globalParticles();
   points.rowOffset = domain_->ownedBegin();
   points.positions = positions_;
   frames.beginFrame(t, points);
-  frames.addField("radius", radius_);
-  frames.addField("displacement", displacement_, 3);
-  frames.addField("velocity", velocity_, 3);
-  frames.addField("quaternion", quaternion_, 4);
-  frames.addField("gid", gid_);
-  frames.addField("scene_id", sceneId_);
-  frames.addField("bonds", bondsAlive_);
-  frames.addField("fragment", fragmentId_);
+  frames.addField("radius", radius_, 1, "m");
+  frames.addField("displacement", displacement_, 3, "m");
+  frames.addField("velocity", velocity_, 3, "m/s");
+  frames.addField("quaternion", quaternion_, 4, "1");
+  frames.addField("gid", std::span<const std::int64_t>(ints(gid_)));
+  frames.addField("scene_id", std::span<const std::int64_t>(ints(sceneId_)));
+  frames.addField("bonds", std::span<const std::int64_t>(ints(bondsAlive_)));
+  frames.addField("fragment", std::span<const std::int64_t>(ints(fragmentId_)));
+  frames.addCells("bonds", io::CellType::line, bondEnds);
+  frames.addCellField("bonds", "alive", std::span<const std::int64_t>(bondAlive));
+  frames.addCellField("bonds", "stress_ratio", bondRatio, 1, "1");
   frames.endFrame();
 }
 

@@ -107,6 +107,9 @@ void PoissonModule::writeFrame(run::RunContext&, io::FrameWriter& frames) {
   grid.zCount = problem_->zCount();
   auto e = u_->clone();
   e->axpy(-1.0, *exact_);
+  // Each level is its own temporal collection: grids of different sizes in one collection would
+  // be seen by ParaView's filters with the first level's extent (docs/output.md).
+  frames.setCollection(str("level_", level_));
   frames.beginFrame(time(), grid);
   {
     auto u = u_->constView();
