@@ -1,0 +1,304 @@
+// The XDMF of every module's output, opened by a reader independent of the writer (xdmf_check.hpp:
+// expat + the HDF5 C API): short scenes of avi (cloth and rod), bdem, der, impact and poisson run
+// through the runner, then every grid, DataItem and connectivity array is checked, plus what each
+// module promises (docs/output.md): vertex cells for particles, the cloth's triangles and the rod's
+// segments on the frame grid, bdem bonds as line cells with their state, one collection per poisson
+// level, integers stored as integers, units. Writer-level cases cover cell grids, collections and
+// the incremental XDMF (appending frames gives the same file as a rewrite from the HDF5 file).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "framework/io/frame_writer.hpp"
+#include "framework/run/runner.hpp"
+#include "io_test_util.hpp"
+#include "test_util.hpp"
+#include "xdmf_check.hpp"
+
+namespace kinema {
+namespace {
+
+using test::XdmfGridInfo;
+using test::XdmfSummary;
+
+std::string problems(const XdmfSummary& s) {
+  std::string out;
+  for (const auto& p : s.problems) out += p + "\n";
+  return out;
+}
+
+// The checker runs on rank 0 (serial HDF5); the other ranks wait.
+XdmfSummary check(const std::string& xdmf) {
+  XdmfSummary s;
+  Comm::world().barrier();
+  if (Comm::world().isRoot()) s = test::checkXdmf(xdmf);
+  Comm::world().barrier();
+  return s;
+}
+
+// --- the writer -------------------------------------------------------------------------------
+
+// Frame k: 6 points (a triangle pair and two free points), split over ranks.
+void writeCellFrame(io::FrameWriter& w, int k, bool withCells) {
+  Comm world = Comm::world();
+  auto [p0, np] = test::split(6, world);
+  std::vector<double> pos, speed;
+  std::vector<std::int64_t> id;
+  for (std::int64_t p = p0; p < p0 + np; ++p) {
+    pos.insert(pos.end(), {double(p % 2), double(p / 2), 0.1 * k});
+    speed.push_back(0.5 * p);
+    id.push_back(10 + p);
+  }
+  io::PointSet ps;
+  ps.globalCount = 6;
+  ps.rowOffset = p0;
+  ps.positions = pos;
+  w.beginFrame(0.25 * k, ps);
+  w.addField("speed", speed, 1, "m/s");
+  w.addField("id", std::span<const std::int64_t>(id));
+  if (withCells) {
+    // Rank 0 holds both triangles, the last rank the line; cell fields follow the same split.
+    std::vector<std::int64_t> tri, line, alive;
+    std::vector<double> ratio;
+    if (world.rank() == 0) tri = {0, 1, 2, 1, 3, 2};
+    if (world.rank() == world.size() - 1) {
+      line = {4, 5};
+      alive = {k % 2};
+      ratio = {0.5 * k};
+    }
+    w.addCells("surface", io::CellType::triangle, tri);
+    w.addCells("links", io::CellType::line, line);
+    w.addCellField("links", "alive", std::span<const std::int64_t>(alive));
+    w.addCellField("links", "ratio", ratio, 1, "1");
+  }
+  w.endFrame();
+}
+
+TEST(XdmfOutputs, PointFramesHaveVertexCellsIntegersAndUnits) {
+  const std::string dir = test::scratchDir("xdmf_points");
+  {
+    io::FrameWriter w(dir, "f", Comm::world());
+    for (int k = 0; k < 3; ++k) writeCellFrame(w, k, false);
+  }
+  XdmfSummary s = check(dir + "/f.xdmf");
+  if (!Comm::world().isRoot()) return;
+  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  ASSERT_EQ(s.collections, std::vector<std::string>{"frames"});
+  EXPECT_EQ(s.frames, std::vector<std::size_t>{3});
+  ASSERT_EQ(s.grids.size(), 3u);
+  for (const XdmfGridInfo& g : s.grids) {
+    EXPECT_EQ(g.topology, "Polyvertex");
+    EXPECT_EQ(g.cells, 6);  // one vertex cell per point
+    EXPECT_EQ(g.attributes.at("id").numberType, "Int");
+    EXPECT_EQ(g.attributes.at("speed").numberType, "Float");
+    EXPECT_EQ(g.attributes.at("speed").units, "m/s");
+  }
+}
+
+TEST(XdmfOutputs, CellGridsAreSecondGridsOfTheFrame) {
+  const std::string dir = test::scratchDir("xdmf_cells");
+  {
+    io::FrameWriter w(dir, "f", Comm::world());
+    for (int k = 0; k < 2; ++k) writeCellFrame(w, k, true);
+  }
+  XdmfSummary s = check(dir + "/f.xdmf");
+  if (!Comm::world().isRoot()) return;
+  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  std::vector<XdmfGridInfo> last = s.lastFrame("frames");
+  ASSERT_EQ(last.size(), 3u);  // the points, then the cell grids by name
+  EXPECT_EQ(last[0].path, "frames/frame_000001/points");
+  EXPECT_EQ(last[0].cells, 6);
+  EXPECT_EQ(last[1].path, "frames/frame_000001/links");
+  EXPECT_EQ(last[1].topology, "Polyline");
+  EXPECT_EQ(last[1].cells, 1);
+  EXPECT_EQ(last[1].attributes.at("alive").center, "Cell");
+  EXPECT_EQ(last[1].attributes.at("alive").numberType, "Int");
+  EXPECT_EQ(last[1].attributes.at("ratio").units, "1");
+  EXPECT_EQ(last[2].path, "frames/frame_000001/surface");
+  EXPECT_EQ(last[2].topology, "Triangle");
+  EXPECT_EQ(last[2].cells, 2);
+  // The cell data as written, whatever the rank count.
+  io::H5File f(dir + "/f.h5", io::H5File::Mode::read, Comm::self());
+  EXPECT_EQ(f.readAllInt("/frames/000001/cells/surface/connectivity"), (std::vector<std::int64_t>{0, 1, 2, 1, 3, 2}));
+  EXPECT_EQ(f.readAllInt("/frames/000001/cells/links/alive"), std::vector<std::int64_t>{1});
+  EXPECT_EQ(f.readAll("/frames/000001/cells/links/ratio"), std::vector<double>{0.5});
+}
+
+TEST(XdmfOutputs, CellMisuseIsAnError) {
+  const std::string dir = test::scratchDir("xdmf_cell_misuse");
+  io::FrameWriter w(dir, "f", Comm::world());
+  std::vector<double> pos{0, 0, 0};
+  io::PointSet ps;
+  ps.globalCount = Comm::world().size();
+  ps.rowOffset = Comm::world().rank();
+  ps.positions = pos;
+  w.beginFrame(0, ps);
+  const std::vector<std::int64_t> outside{0, ps.globalCount}, ragged{0, 1, 0};
+  EXPECT_THROW(w.addCells("a", io::CellType::line, outside), Error);
+  EXPECT_THROW(w.addCells("b", io::CellType::line, ragged), Error);
+  EXPECT_THROW(w.addCellField("nowhere", "x", std::vector<double>{}), Error);
+}
+
+// Frames of two collections (a grid that changes size), appended one by one: the XDMF equals the
+// one a writer rebuilds from the HDF5 file when it reopens it (restart), and it checks out.
+TEST(XdmfOutputs, IncrementalXdmfEqualsRewriteAndCollectionsSplit) {
+  Comm world = Comm::world();
+  const std::string dir = test::scratchDir("xdmf_levels");
+  auto level = [&](io::FrameWriter& w, int l) {
+    const std::int64_t m = 3 + 2 * l;
+    auto [z0, nz] = test::split(m, world);
+    io::UniformGrid g;
+    g.dims = {m, m, m};
+    g.spacing = {1.0 / m, 1.0 / m, 1.0 / m};
+    g.zBegin = z0;
+    g.zCount = nz;
+    std::vector<double> u(static_cast<std::size_t>(nz * m * m), double(l));
+    w.setCollection("level_" + std::to_string(l));
+    w.beginFrame(double(l), g);
+    w.addField("u", u);
+    w.endFrame();
+  };
+  std::string appended;
+  {
+    io::FrameWriter w(dir, "f", world);
+    for (int l = 0; l < 3; ++l) level(w, l);
+    writeCellFrame(w, 12, true);  // a frame of another kind after the levels (collection level_2 kept)
+  }
+  appended = test::readText(dir + "/f.xdmf");
+  { io::FrameWriter reopened(dir, "f", world, /*append=*/true); }
+  EXPECT_EQ(test::readText(dir + "/f.xdmf"), appended);
+  XdmfSummary s = check(dir + "/f.xdmf");
+  if (!world.isRoot()) return;
+  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  EXPECT_EQ(s.collections, (std::vector<std::string>{"level_0", "level_1", "level_2"}));
+  EXPECT_EQ(s.frames, (std::vector<std::size_t>{1, 1, 2}));
+  ASSERT_FALSE(s.lastFrame("level_1").empty());
+  EXPECT_EQ(s.lastFrame("level_1")[0].points, 125);
+}
+
+// --- every module's output --------------------------------------------------------------------
+
+// Runs a scene of the source tree into a scratch directory; returns the output directory.
+std::string runScene(const std::string& name, const std::string& scene, std::vector<std::string> sets) {
+  const std::string dir = test::scratchDir("xdmf_module_" + name);
+  run::SceneOptions o;
+  o.path = std::string(KINEMA_SOURCE_DIR) + "/" + scene;
+  o.output = dir + "/out";
+  o.overwrite = true;
+  if (Comm::world().size() > 1) o.backend = "petsc";  // eigen runs on one rank only
+  sets.push_back("run.log_level=warn");
+  sets.push_back("run.checkpoint_every=0");
+  sets.push_back("output.frame_every=1");
+  o.sets = sets;
+  run::runScene(o);
+  return dir + "/out";
+}
+
+TEST(XdmfOutputs, ImpactParticlesAreVertexCells) {
+  std::string out = runScene("impact", "modules/impact/scenes/cradle.yaml", {"impact.sim.steps=3"});
+  XdmfSummary s = check(out + "/frames.xdmf");
+  if (!Comm::world().isRoot()) return;
+  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  ASSERT_FALSE(s.grids.empty());
+  XdmfGridInfo g = s.grids.back();
+  EXPECT_EQ(g.topology, "Polyvertex");
+  EXPECT_EQ(g.cells, g.points);
+  EXPECT_EQ(g.points, 5);
+}
+
+TEST(XdmfOutputs, AviClothTrianglesAndFreeVertices) {
+  std::string out = runScene("avi_cloth", "modules/avi/scenes/cloth_spikes.yaml",
+                             {"avi.end_time=0.02", "avi.frame_dt=0.01", "avi.scene.cloth_spikes.resolution=3"});
+  XdmfSummary s = check(out + "/frames.xdmf");
+  if (!Comm::world().isRoot()) return;
+  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  ASSERT_FALSE(s.grids.empty());
+  XdmfGridInfo g = s.grids.back();
+  EXPECT_EQ(g.topology, "Mixed");
+  EXPECT_GT(g.mixedCells[4], 0);  // the cloths' triangles
+  EXPECT_EQ(g.attributes.at("object").numberType, "Int");
+  EXPECT_EQ(g.attributes.at("scripted").numberType, "Int");
+  // Every vertex is in some cell: triangles cover the cloth, vertex cells the rest.
+  io::H5File f(out + "/frames.h5", io::H5File::Mode::read, Comm::self());
+  std::vector<std::int64_t> mixed = f.readAllInt("/avi/mesh/cells");
+  std::vector<char> covered(static_cast<std::size_t>(g.points), 0);
+  for (std::size_t k = 0; k < mixed.size();) {
+    std::int64_t type = mixed[k++], n = type == 4 ? 3 : mixed[k++];
+    for (std::int64_t j = 0; j < n; ++j) covered[static_cast<std::size_t>(mixed[k++])] = 1;
+  }
+  EXPECT_EQ(std::count(covered.begin(), covered.end(), 1), g.points);
+}
+
+TEST(XdmfOutputs, AviRodSegmentsAreLineCells) {
+  std::string out = runScene("avi_rod", "modules/avi/scenes/rod_knot.yaml",
+                             {"avi.end_time=0.002", "avi.frame_dt=0.001", "avi.scene.rod_knot.segments=16"});
+  XdmfSummary s = check(out + "/frames.xdmf");
+  if (!Comm::world().isRoot()) return;
+  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  ASSERT_FALSE(s.grids.empty());
+  XdmfGridInfo g = s.grids.back();
+  EXPECT_EQ(g.topology, "Mixed");
+  EXPECT_GE(g.mixedCells[2], 16);  // the rod's segments as 2-point polylines
+}
+
+TEST(XdmfOutputs, BdemBondsAreLineCellsWithTheirState) {
+  // Strong but breakable bonds (the scene's are unbreakable: stress ratio 0 throughout).
+  std::string out = runScene("bdem", "modules/bdem/scenes/cantilever.yaml",
+                             {"bdem.steps=2", "bdem.scene.material.sigma_c=1e6", "bdem.scene.material.tau_c=1e6"});
+  XdmfSummary s = check(out + "/frames.xdmf");
+  if (!Comm::world().isRoot()) return;
+  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  std::vector<XdmfGridInfo> last = s.lastFrame("frames");
+  ASSERT_EQ(last.size(), 2u);
+  EXPECT_EQ(last[0].topology, "Polyvertex");
+  EXPECT_EQ(last[0].cells, last[0].points);
+  EXPECT_EQ(last[0].attributes.at("gid").numberType, "Int");
+  EXPECT_EQ(last[0].attributes.at("fragment").numberType, "Int");
+  EXPECT_EQ(last[0].attributes.at("velocity").units, "m/s");
+  EXPECT_EQ(last[1].topology, "Polyline");
+  EXPECT_GT(last[1].cells, last[0].points);  // a packed beam has more bonds than particles
+  EXPECT_EQ(last[1].attributes.at("alive").numberType, "Int");
+  EXPECT_EQ(last[1].attributes.at("alive").center, "Cell");
+  EXPECT_EQ(last[1].attributes.at("stress_ratio").center, "Cell");
+  // The beam bends under gravity: its bonds are stressed, below the strength; in the rest frame
+  // (frame 0) they are not.
+  io::H5File f(out + "/frames.h5", io::H5File::Mode::read, Comm::self());
+  std::vector<std::string> frames = f.children("/frames");
+  std::vector<double> ratio = f.readAll("/frames/" + frames.back() + "/cells/bonds/stress_ratio");
+  EXPECT_GT(*std::max_element(ratio.begin(), ratio.end()), 0.0);
+  EXPECT_LT(*std::max_element(ratio.begin(), ratio.end()), 1.0);
+  std::vector<double> rest = f.readAll("/frames/000000/cells/bonds/stress_ratio");
+  EXPECT_EQ(*std::max_element(rest.begin(), rest.end()), 0.0);
+  // Bond ends are global particle indices, which are the rows of the frame (at any rank count).
+  std::vector<std::int64_t> gid = f.readAllInt("/frames/" + frames.back() + "/gid");
+  for (std::size_t k = 0; k < gid.size(); ++k) ASSERT_EQ(gid[k], static_cast<std::int64_t>(k));
+  std::vector<std::int64_t> alive = f.readAllInt("/frames/" + frames.back() + "/cells/bonds/alive");
+  EXPECT_EQ(std::count(alive.begin(), alive.end(), 1), static_cast<long>(alive.size()));
+}
+
+TEST(XdmfOutputs, DerStrandsArePolylines) {
+  std::string out = runScene("der", "modules/der/scenes/wisps.yaml",
+                             {"der.strands.count=2", "der.strands.vertices=8", "der.simulate.frames=2",
+                              "der.simulate.steps_per_frame=1"});
+  XdmfSummary s = check(out + "/frames.xdmf");
+  if (!Comm::world().isRoot()) return;
+  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  ASSERT_FALSE(s.grids.empty());
+  EXPECT_EQ(s.grids.back().topology, "Mixed");
+  EXPECT_EQ(s.grids.back().mixedCells.at(2), 2);
+}
+
+TEST(XdmfOutputs, PoissonLevelsAreSeparateCollections) {
+  std::string out = runScene("poisson", "modules/poisson/scenes/demo.yaml", {"poisson.n=4", "poisson.levels=2"});
+  XdmfSummary s = check(out + "/frames.xdmf");
+  if (!Comm::world().isRoot()) return;
+  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  EXPECT_EQ(s.collections, (std::vector<std::string>{"level_1", "level_2"}));
+  ASSERT_EQ(s.grids.size(), 2u);
+  EXPECT_EQ(s.grids[0].points, 27);   // n = 4: 3^3 interior points
+  EXPECT_EQ(s.grids[1].points, 343);  // n = 8: 7^3
+}
+
+}  // namespace
+}  // namespace kinema
