@@ -520,15 +520,18 @@ std::string FrameWriter::frameXml(const std::string& g, std::string* collection)
 
 namespace {
 
-// Writes `text` at byte `pos` of `path` (rank 0) and cuts the file there if it was longer.
+// Writes `text` at byte `pos` of `path` (rank 0) and cuts the file there if it was longer. False,
+// with nothing written, if the file is not the `oldSize` bytes this writer left (removed or
+// changed by someone else).
 bool writeAt(const std::string& path, std::uint64_t pos, const std::string& text, std::uint64_t oldSize) {
+  std::error_code ec;
+  if (std::filesystem::file_size(path, ec) != oldSize || ec) return false;
   std::FILE* f = std::fopen(path.c_str(), "r+b");
   if (!f) return false;
   bool ok = std::fseek(f, static_cast<long>(pos), SEEK_SET) == 0 &&
             std::fwrite(text.data(), 1, text.size(), f) == text.size();
   ok = (std::fclose(f) == 0) && ok;
   if (ok && pos + text.size() < oldSize) {
-    std::error_code ec;
     std::filesystem::resize_file(path, pos + text.size(), ec);
     ok = !ec;
   }
@@ -613,7 +616,7 @@ void FrameWriter::appendXdmf(const std::string& group) {
   xdmfSize_ = pos + text.size();
   tailSize_ = kTail.size();
   ++openFrames_;
-  if (!comm_.all(ok)) throw Error(str("cannot append frame ", group, " to ", xdmfPath_));
+  if (!comm_.all(ok)) writeXdmf();  // the file is gone or was changed: rebuild it from the HDF5 file
 }
 
 }  // namespace kinema::io

@@ -177,6 +177,23 @@ TEST(XdmfOutputs, IncrementalXdmfEqualsRewriteAndCollectionsSplit) {
   EXPECT_EQ(s.lastFrame("level_1")[0].points, 125);
 }
 
+// An XDMF removed (or edited) behind the writer's back is rebuilt whole at the next frame.
+TEST(XdmfOutputs, RemovedXdmfIsRebuilt) {
+  Comm world = Comm::world();
+  const std::string dir = test::scratchDir("xdmf_removed");
+  io::FrameWriter w(dir, "f", world);
+  writeCellFrame(w, 0, false);
+  writeCellFrame(w, 1, false);
+  world.barrier();
+  if (world.isRoot()) std::filesystem::remove(dir + "/f.xdmf");
+  world.barrier();
+  writeCellFrame(w, 2, false);
+  XdmfSummary s = check(dir + "/f.xdmf");
+  if (!world.isRoot()) return;
+  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  EXPECT_EQ(s.frames, std::vector<std::size_t>{3});
+}
+
 // --- every module's output --------------------------------------------------------------------
 
 // Runs a scene of the source tree into a scratch directory; returns the output directory.
