@@ -36,6 +36,8 @@ class ImpactModule : public run::Module {
   long steps_ = 0;
   std::unique_ptr<SimStepper> stepper_;
   double energy0_ = 0.0;
+  double shadow0_ = 0.0, shadowPrev_ = 0.0, contactWork_ = 0.0, defect_ = 0.0;
+  std::int64_t unresolvedClosures_ = 0, closureSteps_ = 0, closureMax_ = 0;
   std::int64_t iterationsMax_ = 0, iterationsTotal_ = 0, caps_ = 0, cycles_ = 0, notConverged_ = 0;
   std::vector<double> positions_, radius_, velocity_, omega_, bodyId_, isStatic_, halfExtents_;
 };

@@ -95,6 +95,13 @@ double SimWorld::potentialEnergy() const {
   return e;
 }
 
+double SimWorld::shadowEnergy(double dt) const {
+  double e = kineticEnergy() + potentialEnergy();
+  for (const SimBody& b : bodies)
+    if (!b.isStatic) e += 0.5 * dt * b.mass * gravity.dot(b.v);
+  return e;
+}
+
 Eigen::Vector3d SimWorld::linearMomentum() const {
   Eigen::Vector3d p = Eigen::Vector3d::Zero();
   for (const SimBody& b : bodies)

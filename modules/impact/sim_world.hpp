@@ -71,6 +71,11 @@ struct SimWorld {
   // Energies and momenta of the dynamic bodies (potential energy −Σ m g·x).
   double kineticEnergy() const;
   double potentialEnergy() const;
+  // The shadow (modified) energy of the simulator's symplectic Euler flight with uniform gravity,
+  // H̃ = KE + PE + ½ Δt Σ m g·v: conserved exactly in free flight (KE + PE itself falls by
+  // ½ m |g|² Δt² per step and jumps back when the velocity turns), so it separates the contacts'
+  // work from the integrator's bounded oscillation (docs/modules/impact.md, Energy).
+  double shadowEnergy(double dt) const;
   Eigen::Vector3d linearMomentum() const;
   Eigen::Vector3d angularMomentum() const;  // about the origin: Σ x × m v + I ω
 };
