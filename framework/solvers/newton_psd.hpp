@@ -38,4 +38,48 @@ int projectPSD(Eigen::Matrix<double, N, N>& H, double floor = 0.0) {
   return clamped;
 }
 
+// The same projection for a two-body element over the blocks [p_i, r_i, p_j, r_j] (block size BS,
+// the first 3 entries of a block are the position, the other BS - 3 the rotation) whose energy
+// depends on the positions only through p_j - p_i (a bond: Eqs. 8-11 of Wang et al. 2024 depend on
+// the relative position and the two orientations). The common translation t = (v, 0, v, 0) is then
+// in H's null space, and with the orthonormal rows T = [x = (p_j - p_i)/sqrt(2), r_i, r_j],
+//   H = T^T (T H T^T) T,
+// so H's eigenvalues are those of the (2 BS - 3)-square T H T^T and three zeros. Projecting the
+// small block and mapping back gives the same matrix as projectPSD<2 BS> (the zeros become `floor`,
+// added on the complement of T's rows) at about (9/12)^3 = 0.42 of its cost for BS = 6. If H does
+// not annihilate the common translation (to 64 eps max|H|; e.g. a row zeroed for a fixed
+// particle), it falls back to projectPSD<2 BS>. Returns the number of clamped eigenvalues.
+template <int BS>
+int projectPSDTranslationInvariantPair(Eigen::Matrix<double, 2 * BS, 2 * BS>& H, double floor = 0.0) {
+  static_assert(BS >= 3, "a block holds a 3D position first");
+  constexpr int N = 2 * BS, M = 2 * BS - 3;
+  using MatN = Eigen::Matrix<double, N, N>;
+  using MatM = Eigen::Matrix<double, M, M>;
+  using MatMN = Eigen::Matrix<double, M, N>;
+  const MatN S = 0.5 * (H + H.transpose());
+  const double scale = S.cwiseAbs().maxCoeff();
+  if (!std::isfinite(scale)) return projectPSD<N>(H, floor);
+  // Residual of the common translation: (S.col(p_i + k) + S.col(p_j + k)) for k = 0, 1, 2.
+  const double tol = 64.0 * std::numeric_limits<double>::epsilon() * scale;
+  for (int k = 0; k < 3; ++k)
+    if ((S.col(k) + S.col(BS + k)).cwiseAbs().maxCoeff() > tol) return projectPSD<N>(H, floor);
+  MatMN T = MatMN::Zero();
+  const double h = std::sqrt(0.5);
+  for (int k = 0; k < 3; ++k) {
+    T(k, k) = -h;
+    T(k, BS + k) = h;
+  }
+  for (int k = 0; k < BS - 3; ++k) {
+    T(3 + k, 3 + k) = 1.0;
+    T(BS + k, BS + 3 + k) = 1.0;
+  }
+  MatM R = T * S * T.transpose();
+  int clamped = projectPSD<M>(R, floor);
+  if (floor > 0.0) clamped += 3;
+  if (clamped == 0) return 0;
+  H = T.transpose() * R * T;
+  if (floor > 0.0) H += floor * (MatN::Identity() - T.transpose() * T);
+  return clamped;
+}
+
 }  // namespace kinema::solvers

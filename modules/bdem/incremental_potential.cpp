@@ -299,7 +299,9 @@ void IncrementalPotential::hessian(const la::Vector& x, solvers::ReducedHessian&
       hr.rightCols<6>().setZero();
     }
     const std::array<la::GlobalIndex, 2> blocks{s_.P.gid[i], s_.P.gid[j]};
-    H.addElement<12>(blocks, hr);  // PSD projection (spec 3.5)
+    // PSD projection (paper Sec. 5.2, as in IPC); a bond's energy depends on p_j - p_i only, so it
+    // runs on the 9 relative coordinates (falls back to 12 where a fixed particle's rows are zero).
+    H.addTranslationInvariantPair<12>(blocks, hr);
   }
   for (const ContactCandidate& c : candidates_) {
     const auto i = static_cast<std::size_t>(c.i), j = static_cast<std::size_t>(c.j);

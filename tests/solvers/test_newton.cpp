@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "framework/solvers/manifold_euclidean.hpp"
@@ -651,6 +652,67 @@ TEST(NewtonParams, DefaultsAndOverrides) {
 
   Config bad = Config::fromString("bdem:\n  newton:\n    shrink: 1.5\n");
   EXPECT_NE(messageOf([&] { bad.validate(schema); }), "");
+}
+
+}  // namespace
+}  // namespace kinema::test
+
+// ---------------------------------------------------------------------------------------------
+// projectPSDTranslationInvariantPair: on a pair element that annihilates the common translation it
+// must give the matrix projectPSD<12> gives (the 9x9 relative-coordinate projection is exact, not an
+// approximation), with and without a floor; on one that does not, it must fall back to projectPSD.
+namespace kinema::test {
+namespace {
+
+using Mat12 = Eigen::Matrix<double, 12, 12>;
+using Mat9 = Eigen::Matrix<double, 9, 9>;
+
+// A random symmetric, generally indefinite, element over [p_i, y_i, p_j, y_j] that depends on the
+// positions only through p_j - p_i: H = T^T A T with T the relative-coordinate map.
+Mat12 translationInvariantElement(unsigned seed) {
+  std::srand(seed);
+  Mat9 A = Mat9::Random();
+  A = (A + A.transpose()).eval();
+  Eigen::Matrix<double, 9, 12> T = Eigen::Matrix<double, 9, 12>::Zero();
+  for (int k = 0; k < 3; ++k) {
+    T(k, k) = -1.0;
+    T(k, 6 + k) = 1.0;
+    T(3 + k, 3 + k) = 1.0;
+    T(6 + k, 9 + k) = 1.0;
+  }
+  return T.transpose() * A * T;
+}
+
+TEST(ProjectPSDPair, EqualsTheFullProjectionOnTranslationInvariantElements) {
+  int indefinite = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    for (double floor : {0.0, 0.25}) {
+      const Mat12 H0 = translationInvariantElement(seed);
+      Mat12 full = H0, pair = H0;
+      const int cf = solvers::projectPSD<12>(full, floor);
+      const int cp = solvers::projectPSDTranslationInvariantPair<6>(pair, floor);
+      // The full path may also count the three null eigenvalues when round-off puts them below 0.
+      EXPECT_GE(cf, cp) << "seed " << seed << " floor " << floor;
+      EXPECT_LE(cf, cp + 3) << "seed " << seed << " floor " << floor;
+      EXPECT_LE((full - pair).cwiseAbs().maxCoeff(), 1e-12 * H0.cwiseAbs().maxCoeff())
+          << "seed " << seed << " floor " << floor;
+      const Eigen::SelfAdjointEigenSolver<Mat12> es(0.5 * (pair + pair.transpose()));
+      EXPECT_GE(es.eigenvalues().minCoeff(), floor - 1e-12 * H0.cwiseAbs().maxCoeff());
+      if (floor == 0.0 && cf > 0) ++indefinite;
+    }
+  }
+  EXPECT_GT(indefinite, 30);  // random symmetric elements are indefinite: the projection did work
+}
+
+TEST(ProjectPSDPair, FallsBackWhereTheCommonTranslationIsNotInTheNullSpace) {
+  Mat12 H0 = translationInvariantElement(7);
+  H0.topRows<6>().setZero();  // a fixed particle i, as the bdem Hessian zeroes it
+  H0.leftCols<6>().setZero();
+  Mat12 full = H0, pair = H0;
+  const int cf = solvers::projectPSD<12>(full, 0.0);
+  EXPECT_GT(cf, 0);
+  EXPECT_EQ(solvers::projectPSDTranslationInvariantPair<6>(pair, 0.0), cf);
+  EXPECT_LE((full - pair).cwiseAbs().maxCoeff(), 1e-12 * H0.cwiseAbs().maxCoeff());
 }
 
 }  // namespace
