@@ -74,7 +74,6 @@ void BdemModule::setup(run::RunContext& ctx) {
   const std::vector<Vec3> sceneLoads = readLoads(c, sets, s_);
   probes_.read(c, sets);
   const double frame = dt_ * p_.substeps;
-  checkpointEvery_ = static_cast<long>(c.getInt("run.checkpoint_every"));
   steps_ = p_.steps > 0 ? p_.steps : std::max(1L, static_cast<long>(std::ceil(p_.endTime / frame - 1e-9)));
   bonds0_ = static_cast<long>(s_.bonds.size());
 
@@ -151,10 +150,6 @@ void BdemModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
     measure = std::max(measure, st.measure);
   }
   ++stepsDone_;
-  // At checkpoint steps the ghost layer is chosen afresh from the state, as after loading that
-  // checkpoint: the restarted run then continues with the same ghosts (bitwise restarts).
-  if ((checkpointEvery_ > 0 && stepsDone_ % checkpointEvery_ == 0) || stepsDone_ == steps_)
-    domain_->rebuildGhosts(s_, ghostReach(s_, comm, p_.integrator.contactPadding, dt_));
   newtonTotal_ += newton;
   linearTotal_ += linear;
   trialsTotal_ += trials;
@@ -290,6 +285,13 @@ std::vector<double> BdemModule::aliveBondsPerParticle() const {
     for (std::size_t k = 0; k + 1 < buf.size(); k += 2)
       count[static_cast<std::size_t>(buf[k] - domain_->ownedBegin())] += static_cast<double>(buf[k + 1]);
   return count;
+}
+
+// Before every checkpoint (by step count, by wall time, at the end or on a signal: the runner
+// decides) the ghost layer is chosen afresh from the state, as after loading that checkpoint: the
+// restarted run then continues with the same ghosts (bitwise restarts).
+void BdemModule::prepareCheckpoint(run::RunContext& ctx) {
+  domain_->rebuildGhosts(s_, ghostReach(s_, ctx.comm, p_.integrator.contactPadding, dt_));
 }
 
 void BdemModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {

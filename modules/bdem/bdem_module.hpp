@@ -37,6 +37,7 @@ class BdemModule : public run::Module {
   double time() const override { return s_.time; }
   void step(run::RunContext& ctx, io::Diagnostics::Row& row) override;
   void writeFrame(run::RunContext& ctx, io::FrameWriter& frames) override;
+  void prepareCheckpoint(run::RunContext& ctx) override;
   void saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const override;
   void loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) override;
   std::string summary() const override;
@@ -71,7 +72,6 @@ class BdemModule : public run::Module {
   std::string generator_;
   double dt_ = 0;
   long steps_ = 0, stepsDone_ = 0;
-  long checkpointEvery_ = 0;  // run.checkpoint_every: the ghost layer is rebuilt afresh at these steps
   long bonds0_ = 0;           // global bonds at t = 0
   long newtonTotal_ = 0, linearTotal_ = 0, trialsTotal_ = 0, notConverged_ = 0;
   long fractureStep_ = -1;    // first runner step whose state is split (fragments.hpp)

@@ -116,6 +116,7 @@ TEST(Poisson, FailedRunKeepsOutputAndRestartsFromCheckpoint) {
   auto dir = test::scratchDir("poisson_restart");
   auto opts = scene(dir, "poisson: {n: 6, levels: 3}\n");
   opts.sets.push_back("run.fail_at_step=3");
+  opts.sets.push_back("run.checkpoint_every=1");  // the default checkpoints by wall time
   try {
     run::runScene(opts);
     FAIL() << "the rehearsed failure did not happen";
