@@ -40,7 +40,7 @@ int projectPSD(Eigen::Matrix<double, N, N>& H, double floor = 0.0) {
 
 // The same projection for a two-body element over the blocks [p_i, r_i, p_j, r_j] (block size BS,
 // the first 3 entries of a block are the position, the other BS - 3 the rotation) whose energy
-// depends on the positions only through p_j - p_i (a bond: Eqs. 8-11 of Wang et al. 2024 depend on
+// depends on the positions only through p_j - p_i (a bond: Eqs. 8-11 of Lu et al., the bdem paper, depend on
 // the relative position and the two orientations). The common translation t = (v, 0, v, 0) is then
 // in H's null space, and with the orthonormal rows T = [x = (p_j - p_i)/sqrt(2), r_i, r_j],
 //   H = T^T (T H T^T) T,
