@@ -1,0 +1,307 @@
+// A restart continues the run its checkpoint came from, or says why it cannot: the kinema binary
+// refuses a scene whose state-shaping parameters differ from the checkpoint's (naming each key,
+// both values), accepts the changes of run.restart_allow and the built-in allow list (more steps:
+// bitwise the uninterrupted run), refuses a checkpoint whose arrays or values were altered
+// (naming the dataset), refuses a restart with nothing left to run, and still continues from a
+// checkpoint written before fingerprints (with a warning).
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "framework/io/hdf5_file.hpp"
+#include "test_util.hpp"
+
+namespace fs = std::filesystem;
+using namespace kinema;
+
+namespace {
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+// `sh -c 'exec CMD'` in a clean environment (PATH only: this test process is an MPI singleton
+// whose OMPI_/PMIX_ variables would confuse the child), output to `log`.
+Result runCmd(const std::string& cmd, const std::string& log) {
+  const char* path = std::getenv("PATH");
+  std::string env = "PATH=" + std::string(path ? path : "/usr/bin:/bin");
+  std::string script = "exec " + cmd + " >" + log + " 2>&1";
+  char* argv[] = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"), script.data(), nullptr};
+  char* envp[] = {env.data(), nullptr};
+  pid_t pid = -1;
+  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, argv, envp) != 0) return {-1, ""};
+  int st = 0;
+  if (waitpid(pid, &st, 0) != pid) return {-1, ""};
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), readFile(log)};
+}
+
+std::string kinema() { return KINEMA_BIN; }
+
+// A 2D pile of 40 discs with restitution and a random Gauss-Seidel order.
+std::string writePile(const std::string& dir, int steps) {
+  std::string path = dir + "/pile.yaml";
+  std::ofstream(path) << "module: impact\n"
+                      << "impact:\n"
+                         "  scene: {type: pile, dimension: 2, count: 40, radius: 0.05, width: 0.5, jitter: 0.1, seed: 3}\n"
+                         "  sim: {dt: 0.004, steps: " << steps << ", gravity: 9.81}\n"
+                         "  resolver: {operator: gs-random, restitution: 0.3, qp_tolerance: 1.0e-10}\n"
+                         "run: {progress_seconds: 1000, checkpoint_every: 5, checkpoint_keep: 10}\n"
+                         "output: {frame_every: 5}\n";
+  return path;
+}
+
+std::string checkpoint(const std::string& out, int step) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "/checkpoints/checkpoint_%06d.h5", step);
+  return out + buf;
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+bool bitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+// Every frame's positions and velocities and every diagnostics value but the timings are equal.
+void expectSameRun(const std::string& a, const std::string& b) {
+  Comm self = Comm::self();
+  io::H5File fa(a + "/frames.h5", io::H5File::Mode::read, self);
+  io::H5File fb(b + "/frames.h5", io::H5File::Mode::read, self);
+  const auto frames = fa.children("/frames");
+  ASSERT_EQ(frames, fb.children("/frames"));
+  ASSERT_FALSE(frames.empty());
+  for (const auto& f : frames)
+    for (const char* field : {"positions", "velocity"})
+      EXPECT_TRUE(bitwiseEqual(fa.readAll("/frames/" + f + "/" + field), fb.readAll("/frames/" + f + "/" + field)))
+          << f << "/" << field;
+  auto strip = [](const std::string& csv) {
+    std::istringstream in(csv);
+    std::string line, out;
+    std::vector<bool> timing;
+    while (std::getline(in, line)) {
+      std::vector<std::string> cells;
+      std::stringstream ss(line);
+      std::string cell;
+      while (std::getline(ss, cell, ',')) cells.push_back(cell);
+      if (timing.empty())
+        for (const auto& c : cells) timing.push_back(c.find("seconds") != std::string::npos);
+      for (std::size_t i = 0; i < cells.size(); ++i)
+        if (i >= timing.size() || !timing[i]) out += cells[i] + ",";
+      out += "\n";
+    }
+    return out;
+  };
+  const std::string da = strip(readFile(a + "/diagnostics.csv")), db = strip(readFile(b + "/diagnostics.csv"));
+  EXPECT_FALSE(da.empty());
+  EXPECT_EQ(da, db);
+}
+
+// Copies the run directory `from` to `to` (a restart appends to its directory).
+void copyRun(const std::string& from, const std::string& to) {
+  fs::remove_all(to);
+  fs::copy(from, to, fs::copy_options::recursive);
+}
+
+// Overwrites element `index` of a double dataset in place, as a bad disk or a careless script would.
+void corruptDataset(const std::string& file, const std::string& dataset, hsize_t index, double value) {
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0) << file;
+  hid_t d = H5Dopen2(f, dataset.c_str(), H5P_DEFAULT);
+  ASSERT_GE(d, 0) << dataset;
+  hid_t space = H5Dget_space(d);
+  H5Sselect_elements(space, H5S_SELECT_SET, 1, &index);
+  hsize_t one = 1;
+  hid_t mem = H5Screate_simple(1, &one, nullptr);
+  EXPECT_GE(H5Dwrite(d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &value), 0);
+  H5Sclose(mem);
+  H5Sclose(space);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+void setRootReal(const std::string& file, const std::string& name, double value) {
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0) << file;
+  hid_t a = H5Aopen(f, name.c_str(), H5P_DEFAULT);
+  ASSERT_GE(a, 0) << name;
+  EXPECT_GE(H5Awrite(a, H5T_NATIVE_DOUBLE, &value), 0);
+  H5Aclose(a);
+  H5Fclose(f);
+}
+
+// Turns a checkpoint into one written before fingerprints and checksums (format 1).
+void makeOldFormat(const std::string& file) {
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0) << file;
+  for (const char* name : {"kinema_checksums", "runner_fingerprint"})
+    if (H5Aexists(f, name) > 0) H5Adelete(f, name);
+  hid_t a = H5Aopen(f, "kinema_checkpoint", H5P_DEFAULT);
+  ASSERT_GE(a, 0);
+  const std::int64_t one = 1;
+  EXPECT_GE(H5Awrite(a, H5T_NATIVE_INT64, &one), 0);
+  H5Aclose(a);
+  H5Fclose(f);
+}
+
+// One uninterrupted 30-step run and one 20-step run with checkpoints every 5 steps, shared by the
+// tests below (each restarts from its own copy).
+struct Runs {
+  std::string dir, full, short20, scene20, scene30;
+};
+
+const Runs& runs() {
+  static Runs r = [] {
+    Runs x;
+    x.dir = test::scratchDir("restart_guard");
+    fs::create_directories(x.dir + "/s20");
+    fs::create_directories(x.dir + "/s30");
+    x.scene20 = writePile(x.dir + "/s20", 20);
+    x.scene30 = writePile(x.dir + "/s30", 30);
+    x.full = x.dir + "/full";
+    x.short20 = x.dir + "/short";
+    Result a = runCmd(kinema() + " run " + x.scene30 + " --output " + x.full, x.dir + "/full.log");
+    EXPECT_EQ(a.status, 0) << a.output;
+    Result b = runCmd(kinema() + " run " + x.scene20 + " --output " + x.short20, x.dir + "/short.log");
+    EXPECT_EQ(b.status, 0) << b.output;
+    return x;
+  }();
+  return r;
+}
+
+}  // namespace
+
+TEST(RestartGuard, ChangedShapingParameterIsRefusedNamingKeyAndBothValues) {
+  const Runs& r = runs();
+  const std::string out = r.dir + "/changed";
+  copyRun(r.short20, out);
+  Result res = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
+                          " --set impact.sim.dt=0.002 --set impact.scene.radius=0.04",
+                      r.dir + "/changed.log");
+  EXPECT_EQ(res.status, 2) << res.output;
+  EXPECT_TRUE(has(res.output, "impact.sim.dt: checkpoint 0.004, scene 0.002")) << res.output;
+  EXPECT_TRUE(has(res.output, "impact.scene.radius: checkpoint 0.05, scene 0.04")) << res.output;
+  EXPECT_TRUE(has(res.output, "run.restart_allow")) << res.output;
+  // Nothing was written: the earlier run's files are as they were.
+  // Refused before anything is written: the earlier run's status is as it was.
+  const std::string status = readFile(out + "/status.yaml");
+  EXPECT_TRUE(has(status, "completed")) << status;
+  EXPECT_FALSE(has(status, "restarted_from")) << status;
+}
+
+TEST(RestartGuard, ChangedPoissonSolutionIsRefused) {
+  const Runs& r = runs();
+  const std::string dir = r.dir + "/poisson";
+  fs::create_directories(dir);
+  const std::string scene = dir + "/poisson.yaml";
+  std::ofstream(scene) << "module: poisson\npoisson: {n: 4, levels: 3}\nrun: {checkpoint_every: 1, checkpoint_keep: 5}\n";
+  Result first = runCmd(kinema() + " run " + scene + " --output " + dir + "/out --set run.fail_at_step=3", dir + "/a.log");
+  ASSERT_EQ(first.status, 1) << first.output;
+  Result res = runCmd(kinema() + " run " + scene + " --output " + dir + "/out --restart " + checkpoint(dir + "/out", 2) +
+                          " --set poisson.solution=sine",
+                      dir + "/b.log");
+  EXPECT_EQ(res.status, 2) << res.output;
+  EXPECT_TRUE(has(res.output, "poisson.solution: checkpoint exponential, scene sine")) << res.output;
+  // A looser solver tolerance is a change a user may make on purpose.
+  Result ok = runCmd(kinema() + " run " + scene + " --output " + dir + "/out --restart " + checkpoint(dir + "/out", 2) +
+                         " --set poisson.solver.rtol=1e-8",
+                     dir + "/c.log");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+}
+
+TEST(RestartGuard, ChangeListedInRestartAllowIsAccepted) {
+  const Runs& r = runs();
+  const std::string out = r.dir + "/allowed";
+  copyRun(r.short20, out);
+  Result refused = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
+                              " --set impact.resolver.restitution=0.5",
+                          r.dir + "/allowed_refused.log");
+  EXPECT_EQ(refused.status, 2) << refused.output;
+  EXPECT_TRUE(has(refused.output, "impact.resolver.restitution: checkpoint 0.3, scene 0.5")) << refused.output;
+  Result ok = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
+                         " --set impact.resolver.restitution=0.5 --set 'run.restart_allow=[impact.resolver]'",
+                     r.dir + "/allowed.log");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+  Result bad = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
+                          " --set 'run.restart_allow=[impact.resolvr]'",
+                      r.dir + "/allowed_bad.log");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_TRUE(has(bad.output, "impact.resolvr")) << bad.output;
+}
+
+TEST(RestartGuard, MoreStepsContinueBitwiseLikeTheUninterruptedRun) {
+  const Runs& r = runs();
+  const std::string out = r.dir + "/more";
+  copyRun(r.short20, out);
+  // The step count is on the built-in allow list; so are the run.* and output.* keys.
+  Result res = runCmd(kinema() + " run " + r.scene30 + " --output " + out + " --restart " + checkpoint(out, 20) +
+                          " --set run.progress_seconds=500",
+                      r.dir + "/more.log");
+  ASSERT_EQ(res.status, 0) << res.output;
+  EXPECT_FALSE(has(res.output, "warning")) << res.output;
+  expectSameRun(r.full, out);
+}
+
+TEST(RestartGuard, CorruptedArrayIsRefusedNamingTheDataset) {
+  const Runs& r = runs();
+  const std::string out = r.dir + "/corrupt";
+  copyRun(r.short20, out);
+  corruptDataset(checkpoint(out, 10), "/impact_state", 3, 1e300);
+  Result res = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10),
+                      r.dir + "/corrupt.log");
+  EXPECT_EQ(res.status, 2) << res.output;
+  EXPECT_TRUE(has(res.output, "checkpoint " + checkpoint(out, 10) + ": dataset /impact_state is corrupted (checksum"))
+      << res.output;
+}
+
+TEST(RestartGuard, CorruptedValueIsRefusedNamingIt) {
+  const Runs& r = runs();
+  const std::string out = r.dir + "/corrupt_value";
+  copyRun(r.short20, out);
+  setRootReal(checkpoint(out, 10), "impact_energy0", 1e300);
+  Result res = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10),
+                      r.dir + "/corrupt_value.log");
+  EXPECT_EQ(res.status, 2) << res.output;
+  EXPECT_TRUE(has(res.output, "value impact_energy0 is corrupted (checksum")) << res.output;
+}
+
+TEST(RestartGuard, RestartWithNothingLeftToRunIsAnError) {
+  const Runs& r = runs();
+  const std::string out = r.dir + "/fewer";
+  copyRun(r.short20, out);
+  Result same = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 20),
+                       r.dir + "/same.log");
+  EXPECT_EQ(same.status, 2) << same.output;
+  EXPECT_TRUE(has(same.output, "after step 20, and this scene ends at step 20")) << same.output;
+  Result fewer = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 20) +
+                            " --set impact.sim.steps=15",
+                        r.dir + "/fewer.log");
+  EXPECT_EQ(fewer.status, 2) << fewer.output;
+  EXPECT_TRUE(has(fewer.output, "after step 20, and this scene ends at step 15")) << fewer.output;
+}
+
+TEST(RestartGuard, CheckpointWithoutFingerprintRestartsWithAWarning) {
+  const Runs& r = runs();
+  const std::string out = r.dir + "/old";
+  copyRun(r.short20, out);
+  makeOldFormat(checkpoint(out, 20));
+  Result res = runCmd(kinema() + " run " + r.scene30 + " --output " + out + " --restart " + checkpoint(out, 20),
+                      r.dir + "/old.log");
+  ASSERT_EQ(res.status, 0) << res.output;
+  EXPECT_TRUE(has(res.output, "written before checkpoints carried a fingerprint")) << res.output;
+  expectSameRun(r.full, out);
+}
