@@ -249,23 +249,36 @@ void ImpactModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
   const SimWorld& w = stepper_->world();
   const std::int64_t n = w.numBodies(), R = ctx.comm.size(), r = ctx.comm.rank();
   const std::int64_t first = n * r / R, last = n * (r + 1) / R;  // this rank's rows
-  positions_.clear();
-  radius_.clear();
-  velocity_.clear();
-  omega_.clear();
+  for (auto* f : {&positions_, &radius_, &velocity_, &omega_, &halfExtents_, &orientation_, &rotation_, &boxFrame_})
+    f->clear();
   bodyId_.clear();
   isStatic_.clear();
-  halfExtents_.clear();
+  shape_.clear();
   for (std::int64_t k = first; k < last; ++k) {
     const SimBody& b = w.bodies[u(k)];
     positions_.insert(positions_.end(), {b.x[0], b.x[1], b.x[2]});
     radius_.push_back(b.boundingRadius());
     velocity_.insert(velocity_.end(), {b.v[0], b.v[1], b.v[2]});
     omega_.insert(omega_.end(), {b.omega[0], b.omega[1], b.omega[2]});
-    bodyId_.push_back(static_cast<double>(k));
-    isStatic_.push_back(b.isStatic ? 1.0 : 0.0);
+    bodyId_.push_back(k);
+    isStatic_.push_back(b.isStatic ? 1 : 0);
+    shape_.push_back(b.shape == SimShape::Box ? 1 : 0);
     const Eigen::Vector3d h = b.shape == SimShape::Box ? b.halfExtents : Eigen::Vector3d::Constant(b.radius);
     halfExtents_.insert(halfExtents_.end(), {h[0], h[1], h[2]});
+    // Orientation as the quaternion (w, x, y, z) and as the rotation matrix body -> world. The
+    // matrices are written column by column: components 0-2 are the body's x axis in world
+    // coordinates, 3-5 its y axis, 6-8 its z axis. That is the order in which VTK's tensor glyph
+    // (ParaView's Tensor Glyph, eigenvalue extraction off) takes the glyph's axes from a 9-component
+    // tensor, so `box_frame` (the columns scaled by the box's side lengths 2h) draws a unit Box glyph
+    // at each body's size and orientation.
+    const Eigen::Quaterniond q = b.q.normalized();
+    orientation_.insert(orientation_.end(), {q.w(), q.x(), q.y(), q.z()});
+    const Eigen::Matrix3d rot = q.toRotationMatrix();
+    for (int c = 0; c < 3; ++c)
+      for (int i = 0; i < 3; ++i) {
+        rotation_.push_back(rot(i, c));
+        boxFrame_.push_back(2.0 * h[c] * rot(i, c));
+      }
   }
   io::PointSet points;
   points.globalCount = n;
@@ -275,9 +288,13 @@ void ImpactModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
   frames.addField("radius", radius_);
   frames.addField("velocity", velocity_, 3);
   frames.addField("angular_velocity", omega_, 3);
-  frames.addField("body_id", bodyId_);
-  frames.addField("static", isStatic_);
+  frames.addField("body_id", std::span<const std::int64_t>(bodyId_));
+  frames.addField("static", std::span<const std::int64_t>(isStatic_));
+  frames.addField("shape", std::span<const std::int64_t>(shape_));
   frames.addField("half_extents", halfExtents_, 3);
+  frames.addField("orientation", orientation_, 4);
+  frames.addField("rotation", rotation_, 9);
+  frames.addField("box_frame", boxFrame_, 9);
   frames.endFrame();
 }
 

@@ -5,8 +5,10 @@
 // explicit ball list (balls); the resolver options live under impact.resolver (impact_params.hpp).
 // Every rank holds all bodies; islands are resolved on the rank they are assigned to and the
 // velocities exchanged, so the trajectory is bitwise the same on any number of ranks.
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "framework/run/module.hpp"
 #include "modules/impact/sim_stepper.hpp"
@@ -39,7 +41,9 @@ class ImpactModule : public run::Module {
   double shadow0_ = 0.0, shadowPrev_ = 0.0, contactWork_ = 0.0, defect_ = 0.0;
   std::int64_t unresolvedClosures_ = 0, closureSteps_ = 0, closureMax_ = 0;
   std::int64_t iterationsMax_ = 0, iterationsTotal_ = 0, caps_ = 0, cycles_ = 0, notConverged_ = 0;
-  std::vector<double> positions_, radius_, velocity_, omega_, bodyId_, isStatic_, halfExtents_;
+  // Frame fields of this rank's bodies (kept between frames to reuse their storage).
+  std::vector<double> positions_, radius_, velocity_, omega_, halfExtents_, orientation_, rotation_, boxFrame_;
+  std::vector<std::int64_t> bodyId_, isStatic_, shape_;
 };
 
 }  // namespace kinema::impact

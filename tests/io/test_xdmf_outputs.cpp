@@ -7,8 +7,11 @@
 // the incremental XDMF (appending frames gives the same file as a rewrite from the HDF5 file).
 #include <gtest/gtest.h>
 
+#include <Eigen/Geometry>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "framework/io/frame_writer.hpp"
 #include "framework/run/runner.hpp"
@@ -28,13 +31,16 @@ std::string problems(const XdmfSummary& s) {
   return out;
 }
 
-// The checker runs on rank 0 (serial HDF5); the other ranks wait.
-XdmfSummary check(const std::string& xdmf) {
-  XdmfSummary s;
+// The checker runs on rank 0 (serial HDF5); the other ranks wait. Returns true on rank 0, where
+// `s` holds the summary and the file's problems (if any) are a test failure; false elsewhere, where
+// the test has nothing more to check.
+bool checkedOnRoot(const std::string& xdmf, XdmfSummary* s) {
   Comm::world().barrier();
-  if (Comm::world().isRoot()) s = test::checkXdmf(xdmf);
+  if (Comm::world().isRoot()) *s = test::checkXdmf(xdmf);
   Comm::world().barrier();
-  return s;
+  if (!Comm::world().isRoot()) return false;
+  EXPECT_TRUE(s->problems.empty()) << problems(*s);
+  return true;
 }
 
 // --- the writer -------------------------------------------------------------------------------
@@ -81,9 +87,8 @@ TEST(XdmfOutputs, PointFramesHaveVertexCellsIntegersAndUnits) {
     io::FrameWriter w(dir, "f", Comm::world());
     for (int k = 0; k < 3; ++k) writeCellFrame(w, k, false);
   }
-  XdmfSummary s = check(dir + "/f.xdmf");
-  if (!Comm::world().isRoot()) return;
-  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  XdmfSummary s;
+  if (!checkedOnRoot(dir + "/f.xdmf", &s)) return;
   ASSERT_EQ(s.collections, std::vector<std::string>{"frames"});
   EXPECT_EQ(s.frames, std::vector<std::size_t>{3});
   ASSERT_EQ(s.grids.size(), 3u);
@@ -102,9 +107,8 @@ TEST(XdmfOutputs, CellGridsAreSecondGridsOfTheFrame) {
     io::FrameWriter w(dir, "f", Comm::world());
     for (int k = 0; k < 2; ++k) writeCellFrame(w, k, true);
   }
-  XdmfSummary s = check(dir + "/f.xdmf");
-  if (!Comm::world().isRoot()) return;
-  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  XdmfSummary s;
+  if (!checkedOnRoot(dir + "/f.xdmf", &s)) return;
   std::vector<XdmfGridInfo> last = s.lastFrame("frames");
   ASSERT_EQ(last.size(), 3u);  // the points, then the cell grids by name
   EXPECT_EQ(last[0].path, "frames/frame_000001/points");
@@ -168,9 +172,8 @@ TEST(XdmfOutputs, IncrementalXdmfEqualsRewriteAndCollectionsSplit) {
   appended = test::readText(dir + "/f.xdmf");
   { io::FrameWriter reopened(dir, "f", world, /*append=*/true); }
   EXPECT_EQ(test::readText(dir + "/f.xdmf"), appended);
-  XdmfSummary s = check(dir + "/f.xdmf");
-  if (!world.isRoot()) return;
-  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  XdmfSummary s;
+  if (!checkedOnRoot(dir + "/f.xdmf", &s)) return;
   EXPECT_EQ(s.collections, (std::vector<std::string>{"level_0", "level_1", "level_2"}));
   EXPECT_EQ(s.frames, (std::vector<std::size_t>{1, 1, 2}));
   ASSERT_FALSE(s.lastFrame("level_1").empty());
@@ -188,9 +191,8 @@ TEST(XdmfOutputs, RemovedXdmfIsRebuilt) {
   if (world.isRoot()) std::filesystem::remove(dir + "/f.xdmf");
   world.barrier();
   writeCellFrame(w, 2, false);
-  XdmfSummary s = check(dir + "/f.xdmf");
-  if (!world.isRoot()) return;
-  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  XdmfSummary s;
+  if (!checkedOnRoot(dir + "/f.xdmf", &s)) return;
   EXPECT_EQ(s.frames, std::vector<std::size_t>{3});
 }
 
@@ -212,24 +214,90 @@ std::string runScene(const std::string& name, const std::string& scene, std::vec
   return dir + "/out";
 }
 
+// The AttributeType of the last attribute `name` in the XDMF (that of the last frame).
+std::string attributeType(const std::string& xdmf, const std::string& name) {
+  std::string error, type;
+  std::unique_ptr<test::XmlNode> root = test::parseXml(test::readText(xdmf), &error);
+  std::function<void(const test::XmlNode&)> walk = [&](const test::XmlNode& n) {
+    if (n.tag == "Attribute" && n.attr("Name") == name) type = n.attr("AttributeType");
+    for (const auto& k : n.kids) walk(*k);
+  };
+  if (root) walk(*root);
+  return type;
+}
+
 TEST(XdmfOutputs, ImpactParticlesAreVertexCells) {
   std::string out = runScene("impact", "modules/impact/scenes/cradle.yaml", {"impact.sim.steps=3"});
-  XdmfSummary s = check(out + "/frames.xdmf");
-  if (!Comm::world().isRoot()) return;
-  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  XdmfSummary s;
+  if (!checkedOnRoot(out + "/frames.xdmf", &s)) return;
   ASSERT_FALSE(s.grids.empty());
   XdmfGridInfo g = s.grids.back();
   EXPECT_EQ(g.topology, "Polyvertex");
   EXPECT_EQ(g.cells, g.points);
   EXPECT_EQ(g.points, 5);
+  for (const char* integer : {"body_id", "static", "shape"}) EXPECT_EQ(g.attributes.at(integer).numberType, "Int");
+  // Balls do not turn in the cradle: the identity orientation.
+  io::H5File f(out + "/frames.h5", io::H5File::Mode::read, Comm::self());
+  const std::string last = "/frames/" + f.children("/frames").back();
+  EXPECT_EQ(f.readAllInt(last + "/body_id"), (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(f.readAllInt(last + "/shape"), std::vector<std::int64_t>(5, 0));
+  const std::vector<double> q = f.readAll(last + "/orientation");
+  ASSERT_EQ(q.size(), 20u);
+  for (std::size_t k = 0; k < 5; ++k)
+    EXPECT_EQ(std::vector<double>(q.begin() + 4 * k, q.begin() + 4 * k + 4), (std::vector<double>{1, 0, 0, 0}));
+}
+
+// Boxes falling at random orientations (box_drop): the orientation as a quaternion (4 components),
+// the rotation matrix (XDMF Tensor, column by column: the body axes in world coordinates) and the
+// box's edge vectors (box_frame, for ParaView's Tensor Glyph), consistent with each other.
+TEST(XdmfOutputs, ImpactBoxOrientationsAreQuaternionsAndTensors) {
+  std::string out = runScene("impact_boxes", "modules/impact/scenes/cradle.yaml",
+                             {"impact.scene.type=box_drop", "impact.scene.count=3", "impact.sim.steps=4",
+                              "impact.sim.gravity=9.81"});
+  XdmfSummary s;
+  if (!checkedOnRoot(out + "/frames.xdmf", &s)) return;
+  ASSERT_FALSE(s.grids.empty());
+  const XdmfGridInfo& g = s.grids.back();
+  EXPECT_EQ(g.points, 4);  // the static floor box and the three falling boxes
+  for (const char* integer : {"body_id", "static", "shape"}) EXPECT_EQ(g.attributes.at(integer).numberType, "Int");
+  for (const char* real : {"orientation", "rotation", "box_frame"}) EXPECT_EQ(g.attributes.at(real).numberType, "Float");
+  EXPECT_EQ(attributeType(out + "/frames.xdmf", "orientation"), "Matrix");
+  EXPECT_EQ(attributeType(out + "/frames.xdmf", "rotation"), "Tensor");
+  EXPECT_EQ(attributeType(out + "/frames.xdmf", "box_frame"), "Tensor");
+  EXPECT_EQ(attributeType(out + "/frames.xdmf", "half_extents"), "Vector");
+
+  io::H5File f(out + "/frames.h5", io::H5File::Mode::read, Comm::self());
+  const std::string last = "/frames/" + f.children("/frames").back();
+  EXPECT_EQ(f.shape(last + "/orientation"), (io::Shape{4, 4}));
+  EXPECT_EQ(f.shape(last + "/rotation"), (io::Shape{4, 9}));
+  EXPECT_EQ(f.shape(last + "/box_frame"), (io::Shape{4, 9}));
+  EXPECT_EQ(f.readAllInt(last + "/static"), (std::vector<std::int64_t>{1, 0, 0, 0}));
+  EXPECT_EQ(f.readAllInt(last + "/shape"), (std::vector<std::int64_t>{1, 1, 1, 1}));
+  const std::vector<double> q = f.readAll(last + "/orientation"), rot = f.readAll(last + "/rotation"),
+                            frame = f.readAll(last + "/box_frame"), h = f.readAll(last + "/half_extents");
+  bool turned = false;
+  for (std::size_t b = 0; b < 4; ++b) {
+    const Eigen::Quaterniond qb(q[4 * b], q[4 * b + 1], q[4 * b + 2], q[4 * b + 3]);
+    EXPECT_NEAR(qb.norm(), 1.0, 1e-12);
+    turned = turned || std::abs(qb.w()) < 1.0 - 1e-6;
+    // Column c of the tensor is R e_c, the body's c axis in world coordinates; box_frame scales it
+    // by the side length 2 h_c.
+    const Eigen::Matrix3d R = qb.toRotationMatrix();
+    for (int c = 0; c < 3; ++c)
+      for (int i = 0; i < 3; ++i) {
+        const std::size_t k = 9 * b + 3 * static_cast<std::size_t>(c) + static_cast<std::size_t>(i);
+        EXPECT_NEAR(rot[k], R(i, c), 1e-12);
+        EXPECT_NEAR(frame[k], 2.0 * h[3 * b + static_cast<std::size_t>(c)] * R(i, c), 1e-12);
+      }
+  }
+  EXPECT_TRUE(turned);  // box_drop starts the boxes at random orientations
 }
 
 TEST(XdmfOutputs, AviClothTrianglesAndFreeVertices) {
   std::string out = runScene("avi_cloth", "modules/avi/scenes/cloth_spikes.yaml",
                              {"avi.end_time=0.02", "avi.frame_dt=0.01", "avi.scene.cloth_spikes.resolution=3"});
-  XdmfSummary s = check(out + "/frames.xdmf");
-  if (!Comm::world().isRoot()) return;
-  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  XdmfSummary s;
+  if (!checkedOnRoot(out + "/frames.xdmf", &s)) return;
   ASSERT_FALSE(s.grids.empty());
   XdmfGridInfo g = s.grids.back();
   EXPECT_EQ(g.topology, "Mixed");
@@ -250,9 +318,8 @@ TEST(XdmfOutputs, AviClothTrianglesAndFreeVertices) {
 TEST(XdmfOutputs, AviRodSegmentsAreLineCells) {
   std::string out = runScene("avi_rod", "modules/avi/scenes/rod_knot.yaml",
                              {"avi.end_time=0.002", "avi.frame_dt=0.001", "avi.scene.rod_knot.segments=16"});
-  XdmfSummary s = check(out + "/frames.xdmf");
-  if (!Comm::world().isRoot()) return;
-  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  XdmfSummary s;
+  if (!checkedOnRoot(out + "/frames.xdmf", &s)) return;
   ASSERT_FALSE(s.grids.empty());
   XdmfGridInfo g = s.grids.back();
   EXPECT_EQ(g.topology, "Mixed");
@@ -263,9 +330,8 @@ TEST(XdmfOutputs, BdemBondsAreLineCellsWithTheirState) {
   // Strong but breakable bonds (the scene's are unbreakable: stress ratio 0 throughout).
   std::string out = runScene("bdem", "modules/bdem/scenes/cantilever.yaml",
                              {"bdem.steps=2", "bdem.scene.material.sigma_c=1e6", "bdem.scene.material.tau_c=1e6"});
-  XdmfSummary s = check(out + "/frames.xdmf");
-  if (!Comm::world().isRoot()) return;
-  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  XdmfSummary s;
+  if (!checkedOnRoot(out + "/frames.xdmf", &s)) return;
   std::vector<XdmfGridInfo> last = s.lastFrame("frames");
   ASSERT_EQ(last.size(), 2u);
   EXPECT_EQ(last[0].topology, "Polyvertex");
@@ -298,9 +364,8 @@ TEST(XdmfOutputs, DerStrandsArePolylines) {
   std::string out = runScene("der", "modules/der/scenes/wisps.yaml",
                              {"der.strands.count=2", "der.strands.vertices=8", "der.simulate.frames=2",
                               "der.simulate.steps_per_frame=1"});
-  XdmfSummary s = check(out + "/frames.xdmf");
-  if (!Comm::world().isRoot()) return;
-  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  XdmfSummary s;
+  if (!checkedOnRoot(out + "/frames.xdmf", &s)) return;
   ASSERT_FALSE(s.grids.empty());
   EXPECT_EQ(s.grids.back().topology, "Mixed");
   EXPECT_EQ(s.grids.back().mixedCells.at(2), 2);
@@ -308,9 +373,8 @@ TEST(XdmfOutputs, DerStrandsArePolylines) {
 
 TEST(XdmfOutputs, PoissonLevelsAreSeparateCollections) {
   std::string out = runScene("poisson", "modules/poisson/scenes/demo.yaml", {"poisson.n=4", "poisson.levels=2"});
-  XdmfSummary s = check(out + "/frames.xdmf");
-  if (!Comm::world().isRoot()) return;
-  EXPECT_TRUE(s.problems.empty()) << problems(s);
+  XdmfSummary s;
+  if (!checkedOnRoot(out + "/frames.xdmf", &s)) return;
   EXPECT_EQ(s.collections, (std::vector<std::string>{"level_1", "level_2"}));
   ASSERT_EQ(s.grids.size(), 2u);
   EXPECT_EQ(s.grids[0].points, 27);   // n = 4: 3^3 interior points

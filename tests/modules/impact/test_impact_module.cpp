@@ -76,12 +76,12 @@ TEST(ImpactModule, CradleRunsThroughTheRunnerWithFramesAndDiagnostics) {
   const std::string last = "/frames/" + frames.back();
   const auto v = f.readAll(last + "/velocity");
   const auto radius = f.readAll(last + "/radius");
-  const auto id = f.readAll(last + "/body_id");
+  const auto id = f.readAllInt(last + "/body_id");
   ASSERT_EQ(v.size(), 15u);
   EXPECT_NEAR(v[12], 1.0, 1e-12);  // the last ball flies off
   EXPECT_NEAR(v[0], 0.0, 1e-12);
   EXPECT_EQ(radius, std::vector<double>(5, 1.0));
-  EXPECT_EQ(id, (std::vector<double>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(id, (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
 }
 
 TEST(ImpactModule, RestartReproducesTheUninterruptedRunBitwise) {
