@@ -50,7 +50,7 @@ Result runCmd(const std::string& cmd, const std::string& log) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), readFile(log)};
 }
 
-std::string kinema() { return KINEMA_BIN; }
+std::string kinemaBin() { return KINEMA_BIN; }
 
 // A 2D pile of 40 discs with restitution and a random Gauss-Seidel order.
 std::string writePile(const std::string& dir, int steps) {
@@ -174,9 +174,9 @@ const Runs& runs() {
     x.scene30 = writePile(x.dir + "/s30", 30);
     x.full = x.dir + "/full";
     x.short20 = x.dir + "/short";
-    Result a = runCmd(kinema() + " run " + x.scene30 + " --output " + x.full, x.dir + "/full.log");
+    Result a = runCmd(kinemaBin() + " run " + x.scene30 + " --output " + x.full, x.dir + "/full.log");
     EXPECT_EQ(a.status, 0) << a.output;
-    Result b = runCmd(kinema() + " run " + x.scene20 + " --output " + x.short20, x.dir + "/short.log");
+    Result b = runCmd(kinemaBin() + " run " + x.scene20 + " --output " + x.short20, x.dir + "/short.log");
     EXPECT_EQ(b.status, 0) << b.output;
     return x;
   }();
@@ -189,7 +189,7 @@ TEST(RestartGuard, ChangedShapingParameterIsRefusedNamingKeyAndBothValues) {
   const Runs& r = runs();
   const std::string out = r.dir + "/changed";
   copyRun(r.short20, out);
-  Result res = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
+  Result res = runCmd(kinemaBin() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
                           " --set impact.sim.dt=0.002 --set impact.scene.radius=0.04",
                       r.dir + "/changed.log");
   EXPECT_EQ(res.status, 2) << res.output;
@@ -209,15 +209,15 @@ TEST(RestartGuard, ChangedPoissonSolutionIsRefused) {
   fs::create_directories(dir);
   const std::string scene = dir + "/poisson.yaml";
   std::ofstream(scene) << "module: poisson\npoisson: {n: 4, levels: 3}\nrun: {checkpoint_every: 1, checkpoint_keep: 5}\n";
-  Result first = runCmd(kinema() + " run " + scene + " --output " + dir + "/out --set run.fail_at_step=3", dir + "/a.log");
+  Result first = runCmd(kinemaBin() + " run " + scene + " --output " + dir + "/out --set run.fail_at_step=3", dir + "/a.log");
   ASSERT_EQ(first.status, 1) << first.output;
-  Result res = runCmd(kinema() + " run " + scene + " --output " + dir + "/out --restart " + checkpoint(dir + "/out", 2) +
+  Result res = runCmd(kinemaBin() + " run " + scene + " --output " + dir + "/out --restart " + checkpoint(dir + "/out", 2) +
                           " --set poisson.solution=sine",
                       dir + "/b.log");
   EXPECT_EQ(res.status, 2) << res.output;
   EXPECT_TRUE(has(res.output, "poisson.solution: checkpoint exponential, scene sine")) << res.output;
   // A looser solver tolerance is a change a user may make on purpose.
-  Result ok = runCmd(kinema() + " run " + scene + " --output " + dir + "/out --restart " + checkpoint(dir + "/out", 2) +
+  Result ok = runCmd(kinemaBin() + " run " + scene + " --output " + dir + "/out --restart " + checkpoint(dir + "/out", 2) +
                          " --set poisson.solver.rtol=1e-8",
                      dir + "/c.log");
   EXPECT_EQ(ok.status, 0) << ok.output;
@@ -227,16 +227,16 @@ TEST(RestartGuard, ChangeListedInRestartAllowIsAccepted) {
   const Runs& r = runs();
   const std::string out = r.dir + "/allowed";
   copyRun(r.short20, out);
-  Result refused = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
+  Result refused = runCmd(kinemaBin() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
                               " --set impact.resolver.restitution=0.5",
                           r.dir + "/allowed_refused.log");
   EXPECT_EQ(refused.status, 2) << refused.output;
   EXPECT_TRUE(has(refused.output, "impact.resolver.restitution: checkpoint 0.3, scene 0.5")) << refused.output;
-  Result ok = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
+  Result ok = runCmd(kinemaBin() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
                          " --set impact.resolver.restitution=0.5 --set 'run.restart_allow=[impact.resolver]'",
                      r.dir + "/allowed.log");
   EXPECT_EQ(ok.status, 0) << ok.output;
-  Result bad = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
+  Result bad = runCmd(kinemaBin() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10) +
                           " --set 'run.restart_allow=[impact.resolvr]'",
                       r.dir + "/allowed_bad.log");
   EXPECT_EQ(bad.status, 2) << bad.output;
@@ -248,7 +248,7 @@ TEST(RestartGuard, MoreStepsContinueBitwiseLikeTheUninterruptedRun) {
   const std::string out = r.dir + "/more";
   copyRun(r.short20, out);
   // The step count is on the built-in allow list; so are the run.* and output.* keys.
-  Result res = runCmd(kinema() + " run " + r.scene30 + " --output " + out + " --restart " + checkpoint(out, 20) +
+  Result res = runCmd(kinemaBin() + " run " + r.scene30 + " --output " + out + " --restart " + checkpoint(out, 20) +
                           " --set run.progress_seconds=500",
                       r.dir + "/more.log");
   ASSERT_EQ(res.status, 0) << res.output;
@@ -261,7 +261,7 @@ TEST(RestartGuard, CorruptedArrayIsRefusedNamingTheDataset) {
   const std::string out = r.dir + "/corrupt";
   copyRun(r.short20, out);
   corruptDataset(checkpoint(out, 10), "/impact_state", 3, 1e300);
-  Result res = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10),
+  Result res = runCmd(kinemaBin() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10),
                       r.dir + "/corrupt.log");
   EXPECT_EQ(res.status, 2) << res.output;
   EXPECT_TRUE(has(res.output, "checkpoint " + checkpoint(out, 10) + ": dataset /impact_state is corrupted (checksum"))
@@ -273,7 +273,7 @@ TEST(RestartGuard, CorruptedValueIsRefusedNamingIt) {
   const std::string out = r.dir + "/corrupt_value";
   copyRun(r.short20, out);
   setRootReal(checkpoint(out, 10), "impact_energy0", 1e300);
-  Result res = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10),
+  Result res = runCmd(kinemaBin() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10),
                       r.dir + "/corrupt_value.log");
   EXPECT_EQ(res.status, 2) << res.output;
   EXPECT_TRUE(has(res.output, "value impact_energy0 is corrupted (checksum")) << res.output;
@@ -283,11 +283,11 @@ TEST(RestartGuard, RestartWithNothingLeftToRunIsAnError) {
   const Runs& r = runs();
   const std::string out = r.dir + "/fewer";
   copyRun(r.short20, out);
-  Result same = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 20),
+  Result same = runCmd(kinemaBin() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 20),
                        r.dir + "/same.log");
   EXPECT_EQ(same.status, 2) << same.output;
   EXPECT_TRUE(has(same.output, "after step 20, and this scene ends at step 20")) << same.output;
-  Result fewer = runCmd(kinema() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 20) +
+  Result fewer = runCmd(kinemaBin() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 20) +
                             " --set impact.sim.steps=15",
                         r.dir + "/fewer.log");
   EXPECT_EQ(fewer.status, 2) << fewer.output;
@@ -299,7 +299,7 @@ TEST(RestartGuard, CheckpointWithoutFingerprintRestartsWithAWarning) {
   const std::string out = r.dir + "/old";
   copyRun(r.short20, out);
   makeOldFormat(checkpoint(out, 20));
-  Result res = runCmd(kinema() + " run " + r.scene30 + " --output " + out + " --restart " + checkpoint(out, 20),
+  Result res = runCmd(kinemaBin() + " run " + r.scene30 + " --output " + out + " --restart " + checkpoint(out, 20),
                       r.dir + "/old.log");
   ASSERT_EQ(res.status, 0) << res.output;
   EXPECT_TRUE(has(res.output, "written before checkpoints carried a fingerprint")) << res.output;
