@@ -1,6 +1,10 @@
 #include "apps/kinema/commands.hpp"
 
+#include <algorithm>
 #include <iostream>
+#include <map>
+#include <set>
+#include <utility>
 
 #include "framework/core/error.hpp"
 #include "framework/core/log.hpp"
@@ -18,6 +22,7 @@ std::string usage() {
          "                        [--restart CHECKPOINT.h5|latest] [--overwrite]\n"
          "  kinema check SCENE.yaml [same options]   validate the scene, print the resolved config\n"
          "  kinema help [MODULE]                      every parameter: default, range, help\n"
+         "  kinema help KEY                           one parameter (e.g. bdem.dt, or dt for every *.dt)\n"
          "  kinema list                               registered modules, backends, solvers\n"
          "  kinema --version\n"
          "Runs under MPI as `mpiexec -n 4 kinema run ...`. Exit status: 0 done, 1 failed, 2 bad input,\n"
@@ -72,18 +77,120 @@ int cmdCheck(const std::vector<std::string>& args) {
   return 0;
 }
 
+namespace {
+
+// Every parameter key a scene may hold: the framework's and every module's, with the module that
+// declares it ("" for the framework's). One schema per module, as `kinema help MODULE` prints it.
+struct KeyIndex {
+  ParamSchema framework;
+  std::map<std::string, ParamSchema> modules;
+
+  KeyIndex() {
+    run::declareFrameworkParams(framework);
+    for (const auto& name : run::modules().names()) modules.emplace(name, run::schemaFor(name));
+  }
+  // The schema that would hold `key`: its module's (which includes the framework's keys), or the
+  // framework's when the first component of the key names no module.
+  const ParamSchema& schemaOf(const std::string& key) const {
+    auto it = modules.find(key.substr(0, key.find('.')));
+    return it == modules.end() ? framework : it->second;
+  }
+  // Every key and module name, once.
+  std::set<std::string> names() const {
+    std::set<std::string> out;
+    for (const auto& s : framework.specs()) out.insert(s.key);
+    for (const auto& [name, schema] : modules) {
+      out.insert(name);
+      for (const auto& s : schema.specs()) out.insert(s.key);
+    }
+    return out;
+  }
+};
+
+// One parameter: its type, default, range or choices, and help line.
+void printKey(const ParamSpec& s) {
+  std::cout << s.key << "\n  type     " << typeName(s.type) << "\n";
+  if (s.required) std::cout << "  default  none: required\n";
+  else if (s.type != ParamType::tree) std::cout << "  default  " << s.defaultString() << "\n";
+  const std::string r = s.rangeString();
+  if (s.type == ParamType::tree) std::cout << "  range    a subtree passed through unchecked\n";
+  else if (!r.empty()) std::cout << "  " << (s.type == ParamType::choice ? "choices  " : "range    ") << r << "\n";
+  else std::cout << "  range    any\n";
+  std::cout << "  help     " << s.help << "\n";
+  if (s.type != ParamType::tree)
+    std::cout << "set it in the scene or with --set " << s.key << "=" << (s.required ? "VALUE" : s.defaultString())
+              << "\n";
+}
+
+// `kinema help KEY`: one key, the keys of a group, the keys whose last component is KEY ("dt"),
+// or an InputError naming the closest keys and modules.
+int helpForKey(const std::string& key) {
+  const KeyIndex index;
+  const ParamSchema& schema = index.schemaOf(key);
+  if (const ParamSpec* s = schema.find(key)) {
+    printKey(*s);
+    return 0;
+  }
+  if (schema.isGroup(key)) {
+    std::cout << "parameters under " << key << ":\n" << schema.describe(key);
+    return 0;
+  }
+  if (const ParamSpec* tree = schema.enclosingTree(key)) {
+    std::cout << key << " is inside " << tree->key << ", passed through unchecked to the backend\n";
+    printKey(*tree);
+    return 0;
+  }
+  const std::set<std::string> names = index.names();
+  std::vector<std::string> endings;
+  for (const std::string& n : names)
+    if (n.size() > key.size() + 1 && n.compare(n.size() - key.size() - 1, std::string::npos, "." + key) == 0)
+      endings.push_back(n);
+  if (!endings.empty()) {
+    for (const std::string& n : endings) printKey(*index.schemaOf(n).find(n));
+    return 0;
+  }
+  // The closest names: the schema's own suggestion first, then up to three more within a third of
+  // the name's length (at least 2 edits).
+  std::vector<std::string> closest;
+  if (std::string c = schema.closest(key); !c.empty()) closest.push_back(c);
+  std::vector<std::pair<std::size_t, std::string>> ranked;
+  for (const std::string& n : names) ranked.emplace_back(editDistance(key, n), n);
+  std::sort(ranked.begin(), ranked.end());
+  const std::size_t limit = std::max<std::size_t>(2, key.size() / 3);
+  for (const auto& [d, n] : ranked) {
+    if (d > limit || closest.size() >= 4) break;
+    if (std::find(closest.begin(), closest.end(), n) == closest.end()) closest.push_back(n);
+  }
+  std::string msg = "unknown module or parameter '" + key + "'";
+  if (!closest.empty()) {
+    msg += "; did you mean ";
+    for (std::size_t k = 0; k < closest.size(); ++k)
+      msg += (k == 0 ? "" : k + 1 == closest.size() ? " or " : ", ") + ("'" + closest[k] + "'");
+    msg += "?";
+  }
+  const std::string module = key.substr(0, key.find('.'));
+  if (index.modules.count(module))
+    msg += " (kinema help " + module + " lists its parameters)";
+  else
+    msg += " (modules: " + run::modules().joinedNames() + ")";
+  throw InputError(msg);
+}
+
+}  // namespace
+
 int cmdHelp(const std::vector<std::string>& args) {
   if (MpiContext::worldRank() != 0) return 0;
   if (args.empty()) {
     std::cout << "Kinema: contact, impact, fracture and rod mechanics on Eigen, PETSc or Trilinos.\n\n"
-              << usage() << "\nmodules (kinema help MODULE for their parameters):\n";
+              << usage() << "\nmodules (kinema help MODULE for their parameters, kinema help KEY for one):\n";
     for (const auto& [name, e] : run::modules().entries()) std::cout << "  " << name << "  " << e.help << "\n";
     ParamSchema schema;
     run::declareFrameworkParams(schema);
     std::cout << "\nparameters of every scene:\n" << schema.describe();
     return 0;
   }
-  if (args.size() > 1) throw InputError("kinema help takes at most one module name");
+  if (args.size() > 1) throw InputError("kinema help takes one module name or parameter key");
+  if (!run::modules().has(args[0])) return helpForKey(args[0]);
   const auto& entry = run::modules().get(args[0]);
   ParamSchema schema = run::schemaFor(args[0]);
   std::cout << "module " << entry.name << ": " << entry.help << "\n\nparameters:\n"
