@@ -3,6 +3,13 @@
 // `<path>.tmp` and renamed when complete, so a crash while writing never leaves a broken
 // checkpoint under the final name. Vectors are stored in global order, so a run may restart on a
 // different number of ranks (each rank reads the rows it owns).
+//
+// Integrity (format 2): commit() stores a checksum of every dataset and of every root value
+// (attribute) in the root attribute "kinema_checksums"; the reader recomputes them when it opens
+// the file and refuses one that differs, naming the dataset or value. A dataset's checksum is a
+// sum over its elements of a 64-bit mix of (element index, element bytes), so each rank hashes
+// its own rows and the sums combine to the same value at any rank count. A format-1 checkpoint
+// (written before checksums) is read unchecked: legacy() says so.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -46,12 +53,15 @@ class CheckpointReader {
   std::vector<double> readArray(const std::string& name) const;
   bool has(const std::string& name) const;
   const std::string& path() const { return path_; }
+  // True for a checkpoint written before checksums (format 1): its contents were not verified.
+  bool legacy() const { return legacy_; }
   // The file itself, for modules that store ragged per-object data as slabs (collective reads).
   const H5File& file() const { return *file_; }
 
  private:
   std::string path_;
   std::unique_ptr<H5File> file_;
+  bool legacy_ = false;
 };
 
 }  // namespace kinema::io

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "framework/run/lifecycle.hpp"
 #include "framework/run/module.hpp"
 #include "framework/run/output_dir.hpp"
+#include "framework/run/restart_guard.hpp"
 
 namespace fs = std::filesystem;
 
@@ -67,6 +69,19 @@ RunResult runSceneOnce(const SceneOptions& options) {
     throw InputError(config.where("run.restart") + ": run.restart: no such checkpoint file '" +
                      restartPath + "'");
 
+  // The checkpoint is opened (its checksums verified) and its fingerprint compared with the scene
+  // before the module's setup, so a corrupted or mismatched checkpoint costs nothing.
+  std::optional<io::CheckpointReader> in;
+  long startStep = 0;
+  if (restart) {
+    in.emplace(restartPath, comm);
+    std::string stored = in->readString("runner_module");
+    if (stored != moduleName)
+      throw InputError(restartPath + ": a checkpoint of module '" + stored + "', not '" + moduleName + "'");
+    checkFingerprint(*in, config, schema);
+    startStep = in->readInt("runner_step");
+  }
+
   RunResult result;
   result.outputDir = outputDirectoryFor(config);
   RunContext ctx{config, *backend, comm, result.outputDir};
@@ -78,17 +93,18 @@ RunResult runSceneOnce(const SceneOptions& options) {
     module->setup(ctx);  // may still reject the scene (InputError): nothing is written yet
   }
 
-  long startStep = 0;
   long keepFrames = -1, keepRows = -1;
   if (restart) {
-    io::CheckpointReader in(restartPath, comm);
-    std::string stored = in.readString("runner_module");
-    if (stored != moduleName)
-      throw InputError(restartPath + ": a checkpoint of module '" + stored + "', not '" + moduleName + "'");
-    startStep = in.readInt("runner_step");
-    keepFrames = in.readInt("runner_frames");
-    keepRows = in.readInt("runner_rows");
-    module->loadCheckpoint(ctx, in);
+    if (startStep >= module->totalSteps())
+      throw InputError(str(config.where("run.restart").empty() ? "run.restart" : config.where("run.restart"),
+                           ": run.restart: checkpoint ", restartPath, " is after step ", startStep,
+                           ", and this scene ends at step ", module->totalSteps(),
+                           ": nothing left to run; raise the step count or end time to continue the run "
+                           "(they may change on restart)"));
+    keepFrames = in->readInt("runner_frames");
+    keepRows = in->readInt("runner_rows");
+    module->loadCheckpoint(ctx, *in);
+    in.reset();
     log::info("restarting from ", restartPath, " after step ", startStep);
   }
 
@@ -102,6 +118,7 @@ RunResult runSceneOnce(const SceneOptions& options) {
   out.writeText("config.resolved.yaml", config.resolvedYaml());
 
   const long total = module->totalSteps();
+  const std::string fingerprint = fingerprintText(resolvedValues(config, schema));
   std::map<std::string, std::string> status{{"state", "running"},
                                             {"module", moduleName},
                                             {"backend", backend->name()},
@@ -167,6 +184,7 @@ RunResult runSceneOnce(const SceneOptions& options) {
         cp.writeInt("runner_frames", frames.frames());
         cp.writeInt("runner_rows", static_cast<std::int64_t>(diagnostics.rows().size()));
         cp.writeString("runner_config", config.resolvedYaml());
+        cp.writeString(kFingerprintName, fingerprint);
         module->saveCheckpoint(ctx, cp);
         cp.commit();
         checkpoints.push_back(path);

@@ -30,6 +30,10 @@ void declareFrameworkParams(ParamSchema& schema) {
   schema.addString("run.restart", "",
                    "continue from this checkpoint file (written by an earlier run of the same scene); "
                    "'latest' = the newest checkpoint in the output directory");
+  schema.addTree("run.restart_allow",
+                 "parameters a restart may change on purpose, beyond the built-in list (run.*, output.*, backend.*, "
+                 "the step count or end time, solver settings and tolerances): a key, a group or a list of them, "
+                 "e.g. [impact.resolver, bdem.dt]; any other change since the checkpoint stops the restart");
   schema.addInt("run.fail_at_step", 0, Range::atLeast(0),
                 "rehearse a crash: stop with an error at the start of this step (0 = never); "
                 "for testing restart workflows");
