@@ -96,47 +96,93 @@ void DerModule::declare(ParamSchema& schema) {
 
 namespace {
 
-// The strands of the scene: sizes of all strands (every rank) and the geometry of a range.
+// Runs `read` on every rank; an InputError on any rank is raised on every rank, with the message
+// of the lowest failing rank. A bad strand is seen only by the rank that reads it (each rank reads
+// only its strands), so without this the other ranks would go on into the next collective and
+// wait there for ever. `read` may hold collectives only if every rank reaches them before it can
+// throw (the strand-set reader's slab reads come before its value checks).
+template <class F>
+void raiseOnEveryRank(Comm comm, F&& read) {
+  std::string message;
+  bool failed = false;
+  try {
+    read();
+  } catch (const InputError& e) {
+    message = e.what();
+    failed = true;
+  }
+  const std::int64_t first = comm.min(static_cast<std::int64_t>(failed ? comm.rank() : comm.size()));
+  if (first < comm.size()) throw InputError(comm.broadcast(message, static_cast<int>(first)));
+}
+
+// The strands of the scene, from their sizes alone (docs/modules/der.md, "Several ranks"): every
+// rank knows every strand's vertex count (an O(strands) table: the generator's arguments, the
+// .hair header and segments array, or the strand-set file's vertex_offset), partitions from it,
+// and then builds or reads only its own strands (readRange).
 struct SceneStrands {
-  std::vector<StrandGeometry> all;          // generators and .hair: every strand, on every rank
-  std::vector<std::int64_t> vertexOffset;   // all strands
+  std::vector<std::int64_t> vertexOffset;  // all strands
+  HairLayout hair;                         // source hair
 };
 
-SceneStrands makeStrands(const Config& c, const std::string& source, Comm comm) {
+SceneStrands strandSizes(const Config& c, const std::string& source, Comm comm) {
   SceneStrands s;
-  const int N = static_cast<int>(c.getInt("der.strands.vertices"));
-  const double L = c.getReal("der.strands.length");
-  if (source == "vertical") {
-    s.all.push_back(straightVertical(N, L));
-  } else if (source == "horizontal") {
-    s.all.push_back(straightHorizontal(N, L));
-  } else if (source == "helix") {
-    s.all.push_back(helix(N, c.getReal("der.strands.helix_radius"), c.getReal("der.strands.helix_pitch"),
-                          c.getReal("der.strands.helix_turns")));
-  } else if (source == "wisps") {
-    WispParams w;
-    w.length = L;
-    s.all = wisps(static_cast<int>(c.getInt("der.strands.count")), N, w,
-                  static_cast<std::uint64_t>(c.getInt("der.strands.seed")));
+  const std::int64_t N = c.getInt("der.strands.vertices");
+  std::int64_t count = 1;  // strands of N vertices from a generator
+  if (source == "wisps") {
+    count = c.getInt("der.strands.count");
   } else if (source == "hair") {
     const std::string& path = c.getString("der.strands.file");
     if (path.empty())
       throw InputError(str(c.where("der.strands.file"), ": der.strands.file: source hair needs a .hair file"));
-    s.all = readHair(path, c.getReal("der.strands.scale")).strands;
-    if (s.all.empty()) throw InputError(str(path, ": the file holds no strands"));
-  } else {  // file
+    raiseOnEveryRank(comm, [&] { s.hair = readHairLayout(path); });
+    if (s.hair.strands == 0) throw InputError(str(path, ": the file holds no strands"));
+    s.vertexOffset.assign(s.hair.pointOffset.begin(), s.hair.pointOffset.end());
+    return s;
+  } else if (source == "file") {
     const std::string& path = c.getString("der.strands.file");
     if (path.empty())
       throw InputError(str(c.where("der.strands.file"), ": der.strands.file: source file needs a strand-set file"));
     if (!std::filesystem::exists(path))
       throw InputError(str(c.where("der.strands.file"), ": der.strands.file: ", path, " does not exist"));
-    s.vertexOffset = readStrandOffsets(path, comm);
+    raiseOnEveryRank(comm, [&] { s.vertexOffset = readStrandOffsets(path, comm); });
     return s;
   }
-  s.vertexOffset.assign(s.all.size() + 1, 0);
-  for (std::size_t i = 0; i < s.all.size(); ++i)
-    s.vertexOffset[i + 1] = s.vertexOffset[i] + s.all[i].vertices();
+  s.vertexOffset.resize(static_cast<std::size_t>(count) + 1);
+  for (std::int64_t i = 0; i <= count; ++i) s.vertexOffset[u(i)] = i * N;
   return s;
+}
+
+// Strands [first, first + count) of a generator or a .hair file (not the strand-set file, which
+// readStrandSet reads with its rest state). Generators build strand i from i alone; the .hair
+// reader seeks to the range's points.
+std::vector<StrandGeometry> readRange(const Config& c, const std::string& source, const SceneStrands& scene,
+                                      std::int64_t first, std::int64_t count, Comm comm) {
+  std::vector<StrandGeometry> out;
+  const int N = static_cast<int>(c.getInt("der.strands.vertices"));
+  const double L = c.getReal("der.strands.length");
+  // Argument errors of a generator come from every rank (each checks them, strands or not).
+  if (source == "vertical") {
+    StrandGeometry g = straightVertical(N, L);
+    if (count > 0) out.push_back(std::move(g));
+  } else if (source == "horizontal") {
+    StrandGeometry g = straightHorizontal(N, L);
+    if (count > 0) out.push_back(std::move(g));
+  } else if (source == "helix") {
+    StrandGeometry g = helix(N, c.getReal("der.strands.helix_radius"), c.getReal("der.strands.helix_pitch"),
+                             c.getReal("der.strands.helix_turns"));
+    if (count > 0) out.push_back(std::move(g));
+  } else if (source == "wisps") {
+    WispParams w;
+    w.length = L;
+    out = wispRange(first, static_cast<int>(count), N, w, static_cast<std::uint64_t>(c.getInt("der.strands.seed")));
+  } else {  // hair
+    raiseOnEveryRank(comm, [&] {
+      out = readHairStrands(c.getString("der.strands.file"), scene.hair, static_cast<std::uint64_t>(first),
+                            static_cast<std::uint64_t>(count), c.getReal("der.strands.scale"))
+                .strands;
+    });
+  }
+  return out;
 }
 
 }  // namespace
@@ -169,7 +215,7 @@ void DerModule::setup(run::RunContext& ctx) {
   outputDir_ = ctx.outputDir;
   comm_ = ctx.comm;
 
-  SceneStrands scene = makeStrands(c, source_, ctx.comm);
+  SceneStrands scene = strandSizes(c, source_, ctx.comm);
   const std::int64_t S = static_cast<std::int64_t>(scene.vertexOffset.size()) - 1;
   std::vector<double> costs(u(S));
   for (std::int64_t s = 0; s < S; ++s)
@@ -186,7 +232,9 @@ void DerModule::setup(run::RunContext& ctx) {
     log::warn("der: ", S, " strands on ", ctx.comm.size(), " ranks: ", ctx.comm.size() - S, " ranks have nothing to do");
 
   if (source_ == "file") {
-    local_ = readStrandSet(c.getString("der.strands.file"), ctx.comm, mine.first, mine.count);
+    raiseOnEveryRank(ctx.comm, [&] {
+      local_ = readStrandSet(c.getString("der.strands.file"), ctx.comm, mine.first, mine.count);
+    });
     loadedRest_ = ctx.comm.any(!local_.rest.empty());
     if (loadedRest_) scheme_ = "rest state and stiffness from " + c.getString("der.strands.file");
     if (loadedRest_) {
@@ -209,11 +257,8 @@ void DerModule::setup(run::RunContext& ctx) {
     local_.totalStrands = S;
     local_.firstStrand = mine.first;
     local_.vertexOffset = scene.vertexOffset;
-    // Moved, not copied: the scene's copy would double the geometry at the set-up peak.
-    for (std::int64_t s = mine.first; s < mine.first + mine.count; ++s)
-      local_.geometry.push_back(std::move(scene.all[u(s)]));
-    scene.all.clear();
-    scene.all.shrink_to_fit();
+    local_.geometry = readRange(c, source_, scene, mine.first, mine.count, ctx.comm);
+    scene.hair = HairLayout{};
   }
   local_.material = material_;
 

@@ -24,10 +24,14 @@ constexpr std::uint32_t kSegmentsBit = 1, kPointsBit = 2, kThicknessBit = 4, kTr
                         kColourBit = 16;
 constexpr std::uint32_t kKnownBits = kSegmentsBit | kPointsBit | kThicknessBit | kTransparencyBit | kColourBit;
 
-// Little-endian decoding by bytes, so the reader is right on any host.
+// Little-endian decoding by bytes, so the reader is right on any host. `b` holds the file's bytes
+// [base, base + b.size()) of a file of `total` bytes; offsets (`at`) are file offsets, so messages
+// name the byte in the file whichever part of it was read.
 class Bytes {
  public:
-  Bytes(std::span<const std::byte> b, const std::string& name) : b_(b), name_(name) {}
+  Bytes(std::span<const std::byte> b, const std::string& name) : Bytes(b, name, 0, b.size()) {}
+  Bytes(std::span<const std::byte> b, const std::string& name, std::uint64_t base, std::uint64_t total)
+      : b_(b), name_(name), base_(base), total_(total) {}
   std::uint16_t u16(std::size_t at) const {
     return static_cast<std::uint16_t>(byte(at) | (byte(at + 1) << 8));
   }
@@ -35,21 +39,22 @@ class Bytes {
     return byte(at) | (byte(at + 1) << 8) | (byte(at + 2) << 16) | (byte(at + 3) << 24);
   }
   float f32(std::size_t at) const { return std::bit_cast<float>(u32(at)); }
-  std::size_t size() const { return b_.size(); }
+  std::uint64_t size() const { return total_; }
   [[noreturn]] void fail(std::size_t at, const std::string& what) const {
     throw InputError(str(name_, ": byte ", at, ": ", what));
   }
   // Fails unless `count` bytes of `what` start at `at`.
   void need(std::size_t at, std::uint64_t count, const std::string& what) const {
-    std::uint64_t left = at <= b_.size() ? b_.size() - at : 0;
+    std::uint64_t left = at <= total_ ? total_ - at : 0;
     if (count > left)
       fail(at, str("truncated ", what, ": expected ", count, " bytes, the file has ", left, " left"));
   }
 
  private:
-  std::uint32_t byte(std::size_t at) const { return std::to_integer<std::uint32_t>(b_[at]); }
+  std::uint32_t byte(std::size_t at) const { return std::to_integer<std::uint32_t>(b_[at - base_]); }
   std::span<const std::byte> b_;
   const std::string& name_;
+  std::uint64_t base_ = 0, total_ = 0;
 };
 
 void putU16(std::vector<std::byte>& out, std::uint16_t v) {
@@ -63,17 +68,20 @@ void putF32(std::vector<std::byte>& out, float v) { putU32(out, std::bit_cast<st
 
 std::string describe(float v) { return std::isnan(v) ? "NaN" : (v > 0 ? "+Inf" : "-Inf"); }
 
-}  // namespace
-
-HairData parseHair(std::span<const std::byte> bytes, const std::string& name, double scale) {
+void requireScale(const std::string& name, double scale) {
   if (!(scale > 0.0) || !std::isfinite(scale))
     throw InputError(str(name, ": hair scale must be positive and finite, got ", scale));
-  Bytes in(bytes, name);
+}
+
+}  // namespace
+
+HairLayout parseHairLayout(std::span<const std::byte> head, std::uint64_t fileBytes, const std::string& name) {
+  Bytes in(head, name, 0, fileBytes);
   in.need(0, kHeaderBytes, "header");
-  if (std::memcmp(bytes.data(), "HAIR", 4) != 0) {
+  if (std::memcmp(head.data(), "HAIR", 4) != 0) {
     std::string sig;
     for (int k = 0; k < 4; ++k) {
-      auto c = std::to_integer<unsigned char>(bytes[static_cast<std::size_t>(k)]);
+      auto c = std::to_integer<unsigned char>(head[static_cast<std::size_t>(k)]);
       if (c >= 32 && c < 127) {
         sig += static_cast<char>(c);
       } else {
@@ -84,36 +92,40 @@ HairData parseHair(std::span<const std::byte> bytes, const std::string& name, do
     }
     in.fail(0, str("bad signature \"", sig, "\", expected \"HAIR\" (not a HAIR file)"));
   }
+  HairLayout out;
   const std::uint64_t strands = in.u32(4), points = in.u32(8);
   const std::uint32_t bits = in.u32(12), defaultSegments = in.u32(16);
   const float defaultThickness = in.f32(20);
+  out.strands = strands;
+  out.points = points;
+  out.bits = bits;
+  out.defaultThickness = defaultThickness;
+  out.fileBytes = fileBytes;
   if (bits & ~kKnownBits)
     in.fail(12, str("unknown array bits 0x", std::hex, bits & ~kKnownBits, std::dec,
                     " in the array bit field (known: 1 segments, 2 points, 4 thickness, 8 transparency, "
                     "16 colour)"));
   if (!(bits & kPointsBit)) in.fail(12, "the file has no points array (value 2 of the array bit field)");
-
-  HairData out;
   {
-    const char* info = reinterpret_cast<const char*>(bytes.data()) + 40;
+    const char* info = reinterpret_cast<const char*>(head.data()) + 40;
     out.info.assign(info, std::find(info, info + kInfoBytes, '\0'));
   }
 
   // Points per strand, from the segments array or the default. Sizes are checked against the
   // file before anything is allocated, so a corrupt header cannot ask for gigabytes.
   std::size_t at = kHeaderBytes;
-  std::vector<std::uint32_t> counts;
+  out.pointOffset.assign(1, 0);
   if (bits & kSegmentsBit) {
     in.need(at, 2 * strands, str("segments array (", strands, " strands x 2 bytes)"));
-    counts.resize(strands);
+    out.pointOffset.reserve(strands + 1);
     for (std::uint64_t s = 0; s < strands; ++s) {
-      counts[s] = in.u16(at + 2 * s) + 1u;
-      if (counts[s] < 3)
-        in.fail(at + 2 * s, str("strand ", s, " has ", counts[s] - 1, " segments (", counts[s],
+      const std::uint32_t count = in.u16(at + 2 * s) + 1u;
+      if (count < 3)
+        in.fail(at + 2 * s, str("strand ", s, " has ", count - 1, " segments (", count,
                                 " points); DER needs at least 3 points per strand"));
+      out.pointOffset.push_back(out.pointOffset.back() + count);
     }
-    std::uint64_t sum = 0;
-    for (std::uint32_t c : counts) sum += c;
+    const std::uint64_t sum = out.pointOffset.back();
     if (sum != points)
       in.fail(8, str("the header says ", points, " points, but the segments array (byte ", at, ") gives its ",
                      strands, " strands ", sum, " points"));
@@ -128,45 +140,29 @@ HairData parseHair(std::span<const std::byte> bytes, const std::string& name, do
       in.fail(8, str("the header says ", points, " points, but its ", strands, " strands of ",
                      std::uint64_t{defaultSegments} + 1, " points (the default segments at byte 16, no segments "
                      "array) have ", sum));
-    in.need(at, 12 * points, str("points array (", points, " points x 12 bytes)"));
-    counts.assign(strands, defaultSegments + 1u);
+    out.pointOffset.reserve(strands + 1);
+    for (std::uint64_t s = 0; s < strands; ++s) out.pointOffset.push_back(out.pointOffset.back() + defaultSegments + 1u);
   }
 
-  // Points.
-  in.need(at, 12 * points, str("points array (", points, " points x 12 bytes)"));
-  out.strands.resize(strands);
-  std::size_t p = at;
-  for (std::uint64_t s = 0; s < strands; ++s) {
-    StrandGeometry& g = out.strands[s];
-    g.x.resize(counts[s]);
-    g.theta.assign(counts[s] - 1, 0.0);
-    for (std::uint32_t v = 0; v < counts[s]; ++v) {
-      for (int c = 0; c < 3; ++c, p += 4) {
-        float f = in.f32(p);
-        if (!std::isfinite(f))
-          in.fail(p, str("strand ", s, " vertex ", v, ": coordinate ", "xyz"[c], " is ", describe(f)));
-        g.x[v][c] = scale * static_cast<double>(f);
-      }
+  // Points: a file cut short names the first strand whose points are missing (the header
+  // promises more strands or points than the file holds).
+  out.pointsAt = at;
+  {
+    const std::uint64_t left = at <= fileBytes ? fileBytes - at : 0;
+    if (12 * points > left) {
+      const auto cut = std::upper_bound(out.pointOffset.begin(), out.pointOffset.end(), left / 12);
+      const std::uint64_t strand = static_cast<std::uint64_t>(cut - out.pointOffset.begin()) - 1;
+      in.fail(at, str("truncated points array (", points, " points x 12 bytes): expected ", 12 * points,
+                      " bytes, the file has ", left, " left; strand ", strand, " of ", strands,
+                      " is the first whose points are missing"));
     }
   }
-  at = p;
-
-  // Thickness: per point in the file, per strand (mean) for DER.
-  out.thickness.assign(strands, scale * static_cast<double>(defaultThickness));
+  at += 12 * points;
+  // Thickness: per point in the file (checked where the strands are read), or the header default.
   if (bits & kThicknessBit) {
     in.need(at, 4 * points, str("thickness array (", points, " points x 4 bytes)"));
-    out.hasThicknessArray = true;
-    for (std::uint64_t s = 0; s < strands; ++s) {
-      double total = 0.0;
-      for (std::uint32_t v = 0; v < counts[s]; ++v, at += 4) {
-        float t = in.f32(at);
-        if (!std::isfinite(t) || t < 0.0f)
-          in.fail(at, str("strand ", s, " vertex ", v, ": thickness ", std::isfinite(t) ? str(t) : describe(t),
-                          ", expected a finite value >= 0"));
-        total += t;
-      }
-      out.thickness[s] = scale * (total / counts[s]);
-    }
+    out.thicknessAt = at;
+    at += 4 * points;
   } else if (strands > 0 && (!std::isfinite(defaultThickness) || defaultThickness < 0.0f)) {
     in.fail(20, str("default thickness ",
                     std::isfinite(defaultThickness) ? str(defaultThickness) : describe(defaultThickness),
@@ -181,9 +177,123 @@ HairData parseHair(std::span<const std::byte> bytes, const std::string& name, do
     in.need(at, 12 * points, str("colour array (", points, " points x 12 bytes)"));
     at += 12 * points;
   }
-  if (at != in.size())
-    in.fail(at, str("file too long: ", in.size() - at, " bytes after the last array (the file should end here)"));
+  if (at != fileBytes)
+    in.fail(at, str("file too long: ", fileBytes - at, " bytes after the last array (the file should end here)"));
   return out;
+}
+
+namespace {
+
+// Strands [first, first + count) of `layout` from their points (file bytes from
+// layout.pointsAt + 12 pointOffset[first]) and, with a thickness array, their thickness values
+// (from layout.thicknessAt + 4 pointOffset[first]).
+HairData decodeStrands(const HairLayout& layout, std::uint64_t first, std::uint64_t count,
+                       std::span<const std::byte> points, std::span<const std::byte> thickness,
+                       const std::string& name, double scale) {
+  const std::uint64_t p0 = layout.pointOffset[first];
+  const Bytes pts(points, name, layout.pointsAt + 12 * p0, layout.fileBytes);
+  HairData out;
+  out.info = layout.info;
+  out.strands.resize(count);
+  std::uint64_t p = layout.pointsAt + 12 * p0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::uint64_t s = first + i;
+    const std::uint64_t n = layout.pointOffset[s + 1] - layout.pointOffset[s];
+    StrandGeometry& g = out.strands[i];
+    g.x.resize(n);
+    g.theta.assign(n - 1, 0.0);
+    for (std::uint64_t v = 0; v < n; ++v) {
+      for (int c = 0; c < 3; ++c, p += 4) {
+        float f = pts.f32(p);
+        if (!std::isfinite(f))
+          pts.fail(p, str("strand ", s, " vertex ", v, ": coordinate ", "xyz"[c], " is ", describe(f)));
+        g.x[v][c] = scale * static_cast<double>(f);
+      }
+    }
+  }
+  // Thickness: per point in the file, per strand (mean) for DER.
+  out.thickness.assign(count, scale * static_cast<double>(layout.defaultThickness));
+  if (layout.bits & kThicknessBit) {
+    out.hasThicknessArray = true;
+    const Bytes th(thickness, name, layout.thicknessAt + 4 * p0, layout.fileBytes);
+    std::uint64_t at = layout.thicknessAt + 4 * p0;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::uint64_t s = first + i;
+      const std::uint64_t n = layout.pointOffset[s + 1] - layout.pointOffset[s];
+      double total = 0.0;
+      for (std::uint64_t v = 0; v < n; ++v, at += 4) {
+        float t = th.f32(at);
+        if (!std::isfinite(t) || t < 0.0f)
+          th.fail(at, str("strand ", s, " vertex ", v, ": thickness ", std::isfinite(t) ? str(t) : describe(t),
+                          ", expected a finite value >= 0"));
+        total += t;
+      }
+      out.thickness[i] = scale * (total / static_cast<double>(n));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+HairData parseHair(std::span<const std::byte> bytes, const std::string& name, double scale) {
+  requireScale(name, scale);
+  const HairLayout layout = parseHairLayout(bytes, bytes.size(), name);
+  const std::uint64_t P = layout.points;
+  return decodeStrands(layout, 0, layout.strands, bytes.subspan(layout.pointsAt, 12 * P),
+                       (layout.bits & kThicknessBit) ? bytes.subspan(layout.thicknessAt, 4 * P)
+                                                     : std::span<const std::byte>(),
+                       name, scale);
+}
+
+namespace {
+
+// `count` bytes of `f` from byte `at`, or an InputError naming the file and `what`.
+std::vector<std::byte> readBytes(std::ifstream& f, const std::string& path, std::uint64_t at, std::uint64_t count,
+                                 const std::string& what) {
+  std::vector<std::byte> b(count);
+  f.clear();
+  f.seekg(static_cast<std::streamoff>(at));
+  if (count > 0) f.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(count));
+  if (!f || static_cast<std::uint64_t>(f.gcount()) != count)
+    throw InputError(str(path, ": byte ", at, ": cannot read ", what, " (", count,
+                         " bytes; was the file changed while it was read?)"));
+  return b;
+}
+
+}  // namespace
+
+HairLayout readHairLayout(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(str("cannot open hair file '", path, "'"));
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(str("cannot read hair file '", path, "': ", ec.message()));
+  // The header, then header and segments array together (parseHairLayout checks both against
+  // the file size before it reads them).
+  std::vector<std::byte> head = readBytes(f, path, 0, std::min<std::uint64_t>(size, kHeaderBytes), "the header");
+  if (head.size() == kHeaderBytes && (Bytes(head, path).u32(12) & kSegmentsBit)) {
+    const std::uint64_t segments = 2 * std::uint64_t{Bytes(head, path).u32(4)};
+    head = readBytes(f, path, 0, std::min<std::uint64_t>(size, kHeaderBytes + segments), "the segments array");
+  }
+  return parseHairLayout(head, size, path);
+}
+
+HairData readHairStrands(const std::string& path, const HairLayout& layout, std::uint64_t first, std::uint64_t count,
+                         double scale) {
+  requireScale(path, scale);
+  if (first + count > layout.strands)
+    throw InputError(str(path, ": asked for strands [", first, ", ", first + count, ") of ", layout.strands));
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(str("cannot open hair file '", path, "'"));
+  const std::uint64_t p0 = layout.pointOffset[first], p1 = layout.pointOffset[first + count];
+  const std::string which = str("strands ", first, " to ", first + count - 1);
+  const std::vector<std::byte> points =
+      readBytes(f, path, layout.pointsAt + 12 * p0, 12 * (p1 - p0), "the points of " + which);
+  std::vector<std::byte> thickness;
+  if (layout.bits & kThicknessBit)
+    thickness = readBytes(f, path, layout.thicknessAt + 4 * p0, 4 * (p1 - p0), "the thickness of " + which);
+  return decodeStrands(layout, first, count, points, thickness, path, scale);
 }
 
 HairData readHair(const std::string& path, double scale) {

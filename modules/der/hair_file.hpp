@@ -22,6 +22,7 @@
 // disagree, truncated or extra bytes, a strand too short for DER, NaN/Inf coordinates) is a
 // kinema::InputError naming the file, the byte offset and what was expected there.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,6 +41,34 @@ struct HairData {
   bool hasThicknessArray = false;  // whether the thickness came per point from the file
   std::string info;                // the header's free text, up to its first NUL
 };
+
+// What the header and segments array say (O(strands), no points): the strand sizes, where the
+// arrays start, and the file size they add up to. Enough to partition the strands over ranks
+// and to read any range of them by seeking (readHairStrands), so that a rank reads only the
+// strands it owns (docs/modules/der.md, "Several ranks").
+struct HairLayout {
+  std::uint64_t strands = 0, points = 0;
+  std::uint32_t bits = 0;             // the array bit field
+  float defaultThickness = 1.0f;
+  std::vector<std::uint64_t> pointOffset;  // strands + 1: points of strand s are [pointOffset[s], pointOffset[s+1])
+  std::uint64_t pointsAt = 0;         // byte offset of the points array
+  std::uint64_t thicknessAt = 0;      // byte offset of the thickness array (0 without one)
+  std::uint64_t fileBytes = 0;
+  std::string info;
+};
+
+// The layout from the file's first bytes `head` (at least its header and segments array, or all
+// of it) and its size. Every check that needs no point values is made here with the same message
+// as parseHair's: signature, counts, strands too short for DER, truncated or extra bytes (a file
+// cut short names the first strand whose points are missing).
+HairLayout parseHairLayout(std::span<const std::byte> head, std::uint64_t fileBytes, const std::string& name);
+// The same from a file: reads the header and the segments array only.
+HairLayout readHairLayout(const std::string& path);
+// Strands [first, first + count) of a file whose layout is `layout`: seeks to their points (and
+// thickness) and reads only those; coordinates and thickness are checked as parseHair checks
+// them, errors naming the file, the byte and the strand. Bitwise the same strands as readHair.
+HairData readHairStrands(const std::string& path, const HairLayout& layout, std::uint64_t first, std::uint64_t count,
+                         double scale = 1.0);
 
 // Reads `path`; every coordinate and thickness is multiplied by `scale` (> 0, finite): hair
 // models are often in centimetre-like units, DER scenes in metres (scale 0.01).

@@ -152,8 +152,14 @@ StrandGeometry helix(int N, double radius, double pitch, double turns, const Vec
 }
 
 std::vector<StrandGeometry> wisps(int count, int vertices, const WispParams& p, std::uint64_t seed) {
-  const char* w = "wisps";
   if (count < 0) throw InputError(str("wisps: count must be >= 0, got ", count));
+  return wispRange(0, count, vertices, p, seed);
+}
+
+std::vector<StrandGeometry> wispRange(std::int64_t first, int count, int vertices, const WispParams& p,
+                                      std::uint64_t seed) {
+  const char* w = "wisps";
+  if (first < 0 || count < 0) throw InputError(str("wisps: strands [", first, ", ", first + count, ") asked for"));
   requireVertices(w, vertices);
   requirePositive(w, "scalpRadius", p.scalpRadius);
   if (!(p.capAngle >= 0.0 && p.capAngle <= kPi))
@@ -173,7 +179,8 @@ std::vector<StrandGeometry> wisps(int count, int vertices, const WispParams& p, 
     throw InputError(str("wisps: curlPeriodMin ", p.curlPeriodMin, " > curlPeriodMax ", p.curlPeriodMax));
   std::vector<StrandGeometry> out;
   out.reserve(static_cast<std::size_t>(count));
-  for (int k = 0; k < count; ++k) {
+  // Strand k is a function of (seed, k) only, whichever range it is built in.
+  for (std::int64_t k = first; k < first + count; ++k) {
     Uniform u(splitmix64(seed ^ splitmix64(static_cast<std::uint64_t>(k))));
     out.push_back(wisp(vertices, p, u));
   }

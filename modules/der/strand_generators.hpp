@@ -57,5 +57,10 @@ struct WispParams {
 // arc length is exactly its drawn length (of the finely sampled curve). Strands are not kept out
 // of the scalp or of each other (DER here has no contact, specs/der.md section 1.1).
 std::vector<StrandGeometry> wisps(int count, int vertices, const WispParams& params, std::uint64_t seed);
+// Strands [first, first + count) of the same set, bitwise equal to those entries of
+// wisps(first + count, ...): each rank of a run builds only the strands it owns
+// (docs/modules/der.md, "Several ranks").
+std::vector<StrandGeometry> wispRange(std::int64_t first, int count, int vertices, const WispParams& params,
+                                      std::uint64_t seed);
 
 }  // namespace kinema::der

@@ -18,6 +18,7 @@
 #include "modules/der/hair_file.hpp"
 #include "modules/der/rod_kinematics.hpp"
 #include "modules/der/strand_generators.hpp"
+#include "modules/der/strand_set_file.hpp"
 #include "scene_test_util.hpp"
 #include "test_util.hpp"
 
@@ -207,4 +208,90 @@ TEST(DerModuleRanks, HairFileStrandsAreOptimisedIntoEquilibrium) {
   // Positions are the file's (float) coordinates scaled to metres.
   const auto pos = readAll(dir + "/out/strands.h5", "/strands/positions");
   EXPECT_NEAR(pos[3 * 16 + 2], static_cast<double>(static_cast<float>(strands[1].x[0][2])) * 0.01, 1e-12);
+}
+
+// Each rank reads only its strands (docs/modules/der.md, "Several ranks"): a .hair file with the
+// strands in another order gives every strand bitwise the parameters it gets in the original order.
+TEST(DerModuleRanks, ShuffledHairFileGivesEveryStrandTheSameParametersBitwise) {
+  const std::string dir = test::scratchDir("der_hair_shuffled");
+  WispParams w;
+  w.length = 0.1;
+  std::vector<StrandGeometry> strands = wisps(4, 10, w, 9);
+  for (auto& g : wisps(3, 14, w, 10)) strands.push_back(g);  // two sizes: an uneven split
+  const std::vector<std::size_t> order{5, 2, 6, 0, 3, 1, 4};   // file position -> original strand
+  std::vector<StrandGeometry> shuffled;
+  for (std::size_t k : order) shuffled.push_back(strands[k]);
+  if (Comm::world().isRoot()) {
+    writeHair(dir + "/a.hair", strands);
+    writeHair(dir + "/b.hair", shuffled);
+  }
+  Comm::world().barrier();
+  auto run = [&](const std::string& name) {
+    const std::string scene = writeScene(dir, "module: der\nbackend: eigen\nder:\n  strands: {source: hair, file: " +
+                                                  dir + "/" + name + ".hair}\n  material: {radius: 1.0e-4}\n"
+                                                  "  optimize: {mu: 0.5, k_max: 15}\n");
+    runIn(dir + "/" + name, scene);
+    return std::make_pair(readAll(dir + "/" + name + "/strands.h5", "/strands/rest_kappa"),
+                          readAll(dir + "/" + name + "/strands.h5", "/strands/c_bend"));
+  };
+  const auto [kappaA, bendA] = run("a");
+  const auto [kappaB, bendB] = run("b");
+  // Vertex offsets of both orders.
+  std::vector<std::size_t> offA{0}, offB{0};
+  for (const auto& g : strands) offA.push_back(offA.back() + g.x.size());
+  for (const auto& g : shuffled) offB.push_back(offB.back() + g.x.size());
+  ASSERT_EQ(bendA.size(), offA.back());
+  ASSERT_EQ(bendB.size(), offB.back());
+  for (std::size_t pos = 0; pos < order.size(); ++pos) {
+    const std::size_t k = order[pos], n = strands[k].x.size();
+    const std::vector<double> a(kappaA.begin() + 4 * offA[k], kappaA.begin() + 4 * (offA[k] + n));
+    const std::vector<double> b(kappaB.begin() + 4 * offB[pos], kappaB.begin() + 4 * (offB[pos] + n));
+    EXPECT_TRUE(bitwiseEqual(a, b)) << "strand " << k;
+    EXPECT_TRUE(bitwiseEqual(std::vector<double>(bendA.begin() + offA[k], bendA.begin() + offA[k] + n),
+                             std::vector<double>(bendB.begin() + offB[pos], bendB.begin() + offB[pos] + n)))
+        << "strand " << k;
+  }
+}
+
+// A bad strand is read only by the rank that owns it (the last one here), yet every rank stops
+// with the same message naming the file and the strand, and none waits for the others.
+TEST(DerModuleRanks, BadStrandInOneRanksRangeStopsEveryRankWithTheSameMessage) {
+  const std::string dir = test::scratchDir("der_bad_strand");
+  WispParams w;
+  w.length = 0.1;
+  std::vector<StrandGeometry> strands = wisps(6, 10, w, 4);
+  if (Comm::world().isRoot()) {
+    // writeHair refuses NaN: the coordinate is patched into the file (a quiet NaN, little-endian).
+    writeHair(dir + "/nan.hair", strands);
+    std::fstream f(dir + "/nan.hair", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(128 + 2 * 6 + 12 * (5 * 10 + 3) + 4);
+    f.write("\x00\x00\xc0\x7f", 4);
+  }
+  strands.back().x[3].y() = std::nan("");
+  if (Comm::world().isRoot()) {
+    LocalStrands set;
+    set.totalStrands = 6;
+    set.vertexOffset.assign(1, 0);
+    for (const auto& g : strands) set.vertexOffset.push_back(set.vertexOffset.back() + g.vertices());
+    set.geometry = strands;
+    writeStrandSet(dir + "/nan.h5", Comm::self(), set);
+    // A header that promises a seventh strand the file does not hold.
+    std::vector<StrandGeometry> more = strands;
+    more.back().x[3].y() = 0.0;
+    more.push_back(more.back());
+    writeHair(dir + "/short.hair", more);
+    std::filesystem::resize_file(dir + "/short.hair", std::filesystem::file_size(dir + "/short.hair") - 12 * 10);
+  }
+  Comm::world().barrier();
+  const std::string head = "module: der\nbackend: eigen\nder:\n  material: {radius: 1.0e-4}\n  strands: {source: ";
+  std::string e = errorOf(dir, head + "hair, file: " + dir + "/nan.hair}\n");
+  EXPECT_NE(e.find(dir + "/nan.hair"), std::string::npos) << e;
+  EXPECT_NE(e.find("strand 5 vertex 3: coordinate y is NaN"), std::string::npos) << e;
+  e = errorOf(dir, head + "file, file: " + dir + "/nan.h5}\n");
+  EXPECT_NE(e.find(dir + "/nan.h5"), std::string::npos) << e;
+  EXPECT_NE(e.find("strand 5 vertex 3 has a non-finite position"), std::string::npos) << e;
+  e = errorOf(dir, head + "hair, file: " + dir + "/short.hair}\n");
+  EXPECT_NE(e.find(dir + "/short.hair"), std::string::npos) << e;
+  EXPECT_NE(e.find("strand 6 of 7 is the first whose points are missing"), std::string::npos) << e;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
 }

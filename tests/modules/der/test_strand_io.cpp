@@ -314,6 +314,69 @@ TEST(HairFile, FileTooLong) {
   EXPECT_CONTAINS(msg, str("byte ", end, ": file too long: 3 bytes after the last array"));
 }
 
+// Reading by layout and range (what each rank of a run does): the header and segments array
+// alone give the strand sizes; any range read by seeking is bitwise the whole-file read's strands.
+void writeBytes(const std::string& path, const std::vector<std::byte>& b) {
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()),
+                                              static_cast<std::streamsize>(b.size()));
+}
+
+TEST(HairFile, RangesReadByOffsetAreTheWholeFilesStrands) {
+  const std::string dir = kinema::test::scratchDir("hair_ranges");
+  for (bool segments : {true, false}) {
+    RawHair h = validRaw();
+    if (!segments) {  // three strands of 4 points from the header default
+      h.bits = 2 | 4 | 8;
+      h.defaultSegments = 3;
+      h.segments.clear();
+      h.transparency.assign(12, 0.5f);
+    }
+    const std::string path = dir + (segments ? "/seg.hair" : "/default.hair");
+    writeBytes(path, h.bytes());
+    const HairData whole = readHair(path, 0.01);
+    const HairLayout layout = readHairLayout(path);
+    ASSERT_EQ(layout.strands, 3u);
+    ASSERT_EQ(layout.pointOffset.size(), 4u);
+    for (std::uint64_t s = 0; s < 3; ++s)
+      EXPECT_EQ(layout.pointOffset[s + 1] - layout.pointOffset[s], whole.strands[s].x.size());
+    for (std::uint64_t first = 0; first <= 3; ++first)
+      for (std::uint64_t count = 0; first + count <= 3; ++count) {
+        const HairData part = readHairStrands(path, layout, first, count, 0.01);
+        ASSERT_EQ(part.strands.size(), count);
+        for (std::uint64_t i = 0; i < count; ++i) {
+          EXPECT_EQ(part.strands[i].x, whole.strands[first + i].x) << first << "+" << i;  // bitwise (==)
+          EXPECT_EQ(part.strands[i].theta, whole.strands[first + i].theta);
+          EXPECT_EQ(part.thickness[i], whole.thickness[first + i]);
+        }
+      }
+    EXPECT_THROW(readHairStrands(path, layout, 2, 2), InputError);
+  }
+}
+
+TEST(HairFile, RangeErrorsNameTheFileTheByteAndTheStrand) {
+  const std::string dir = kinema::test::scratchDir("hair_range_errors");
+  const std::string path = dir + "/bad.hair";
+  RawHair h = validRaw();
+  h.positions[3 * 10 + 1] = std::numeric_limits<float>::quiet_NaN();  // strand 2 vertex 1, y
+  writeBytes(path, h.bytes());
+  const HairLayout layout = readHairLayout(path);
+  EXPECT_NO_THROW(readHairStrands(path, layout, 0, 2));  // the bad strand is not in this range
+  const std::string msg = kinema::test::messageOf<InputError>([&] { readHairStrands(path, layout, 1, 2); });
+  EXPECT_CONTAINS(msg, str(path, ": byte ", kPointsAt + 12 * 10 + 4, ": strand 2 vertex 1: coordinate y is NaN"));
+
+  // A header that promises more than the file holds: the layout names the first strand cut off.
+  std::vector<std::byte> b = validRaw().bytes();
+  b.resize(kPointsAt + 12 * 6);  // strand 0 (4 points) whole, strand 1 (points 4..8) cut
+  writeBytes(path, b);
+  const std::string cut = kinema::test::messageOf<InputError>([&] { readHairLayout(path); });
+  EXPECT_CONTAINS(cut, str(path, ": byte ", kPointsAt, ": truncated points array"));
+  EXPECT_CONTAINS(cut, "strand 1 of 3 is the first whose points are missing");
+  // The same message from the whole-file parser.
+  EXPECT_CONTAINS(parseError(b), "strand 1 of 3 is the first whose points are missing");
+  EXPECT_CONTAINS(kinema::test::messageOf<InputError>([&] { readHairLayout(dir + "/missing.hair"); }),
+                  dir + "/missing.hair");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Generators.
 
@@ -433,6 +496,14 @@ TEST(StrandGenerators, Wisps) {
     EXPECT_NEAR(total(l), smooth.length, 1e-4 * smooth.length);
     for (double e : l) EXPECT_NEAR(e, smooth.length / 399, 1e-4 * smooth.length / 399);
   }
+
+  // Any range is bitwise those strands of the whole set (each rank builds only its own).
+  for (int first : {0, 3, 17, 39}) {
+    const std::vector<StrandGeometry> part = wispRange(first, std::min(4, count - first), N, p, 7);
+    EXPECT_TRUE(sameStrands(part, std::vector<StrandGeometry>(w.begin() + first, w.begin() + first + static_cast<int>(part.size()))))
+        << first;
+  }
+  EXPECT_TRUE(wispRange(5, 0, N, p, 7).empty());
 
   EXPECT_TRUE(wisps(0, N, p, 1).empty());
   WispParams bad = p;
