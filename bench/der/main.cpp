@@ -16,14 +16,22 @@
 //     on the wisps scene (100-vertex strands) at two strand counts, with and without forward
 //     frames; peak RSS from the OS (wait4's ru_maxrss of the child), and the difference divided by
 //     the difference in strands, so fixed costs cancel. Checked against 50 KB per strand.
+//  6. Set-up per rank: DerModule::setup of a generated scene (wisps) and of the same strands from
+//     a .hair file and from a strand-set file (strands.h5), at 1 rank (rank 0 alone on
+//     MPI_COMM_SELF) and at all ranks, in this process: set-up seconds (busiest rank) and peak RSS
+//     per rank (VmHWM, reset through /proc/self/clear_refs before each set-up) with its growth
+//     over the RSS before the set-up. Run it first or alone (--sections setup) so that heap kept
+//     by earlier sections does not hide growth.
 //
-//   mpiexec -n 2 build/bin/bench_der [--quick] [--sections table1,precond,schemes,hair,memory]
-//       [--hair-strands 1000] [--hair-vertices 100] [--hair-frames 2] [--markdown FILE]
+//   mpiexec -n 2 build/bin/bench_der [--quick] [--sections table1,precond,schemes,hair,memory,setup]
+//       [--hair-strands 1000] [--hair-vertices 100] [--hair-frames 2] [--setup-strands 20000]
+//       [--markdown FILE]
 //
 // Sections 1-3 run on rank 0. --quick (small sizes) is what the test suite runs; it exits with
 // status 1 if a check fails (ASC-MPRGP or the IPM not converging, the ALM not reaching equilibrium
 // on a scene where it must, or the 1-rank and all-rank results differing).
 #include <fcntl.h>
+#include <malloc.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -43,18 +51,23 @@
 #include <vector>
 
 #include "framework/core/comm.hpp"
+#include "framework/core/config.hpp"
 #include "framework/core/mpi_context.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/la/index_map.hpp"
+#include "framework/run/scene.hpp"
 #include "framework/solvers/mprgp.hpp"
 #include "modules/der/alm_optimizer.hpp"
 #include "modules/der/banded_operator.hpp"
 #include "modules/der/box_qp_ipm.hpp"
+#include "modules/der/der_module.hpp"
 #include "modules/der/forward_sim.hpp"
+#include "modules/der/hair_file.hpp"
 #include "modules/der/qp_preconditioner.hpp"
 #include "modules/der/rod_kinematics.hpp"
 #include "modules/der/strand_generators.hpp"
 #include "modules/der/strand_partition.hpp"
+#include "modules/der/strand_set_file.hpp"
 #include "bench/common/bench_util.hpp"
 
 namespace kinema {
@@ -475,6 +488,114 @@ void memory(bool quick) {
   fs::remove_all(dir);
 }
 
+
+// ---- 6. set-up per rank ----------------------------------------------------------------------
+
+// A field of /proc/self/status in KB ("VmRSS", "VmHWM"), -1 if absent.
+long statusKb(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  return -1;
+}
+
+// Hands freed heap back to the OS and resets the peak RSS (VmHWM) to the current RSS (Linux >= 4.0:
+// writing 5 to /proc/self/clear_refs). Returns false if the reset is not available.
+bool resetPeakRss() {
+  malloc_trim(0);
+  std::ofstream f("/proc/self/clear_refs");
+  f << "5";
+  f.close();
+  return static_cast<bool>(f);
+}
+
+struct SetupFigures {
+  double seconds = 0.0;   // busiest rank
+  double peakMb = 0.0;    // largest per-rank peak RSS during the set-up
+  double growthMb = 0.0;  // largest per-rank peak RSS minus that rank's RSS before it
+  std::int64_t strands = 0;
+};
+
+// DerModule::setup of `yaml` on `comm` (collective on it). Peak RSS per rank from VmHWM.
+SetupFigures measureSetup(const std::string& yaml, Comm comm, const la::Backend& backend, const std::string& outDir) {
+  ParamSchema schema = run::schemaFor("der");
+  Config config = Config::fromString(yaml, "bench_der setup scene");
+  config.validate(schema);
+  comm.barrier();
+  resetPeakRss();
+  const long rss0 = statusKb("VmRSS");
+  const double t0 = now();
+  SetupFigures f;
+  {
+    DerModule module;
+    run::RunContext ctx{config, const_cast<la::Backend&>(backend), comm, outDir};
+    module.setup(ctx);
+    f.seconds = comm.max(now() - t0);
+    f.strands = comm.sum(static_cast<std::int64_t>(module.strands().geometry.size()));
+  }
+  const long peak = statusKb("VmHWM");
+  f.peakMb = comm.max(peak / 1024.0);
+  f.growthMb = comm.max((peak - rss0) / 1024.0);
+  return f;
+}
+
+void setupScaling(const la::Backend& backend, int strands, int vertices) {
+  namespace fs = std::filesystem;
+  Comm world = Comm::world();
+  const fs::path dir = fs::temp_directory_path() / ("bench_der_setup_" + world.broadcast(std::to_string(getpid())));
+  // The scene of modules/der/scenes/wisps.yaml (material and options) with `strands` wisps.
+  const std::string head = "module: der\nbackend: {name: eigen}\nder:\n  material: {radius: 1.0e-4}\n"
+                           "  optimize: {scheme: alm, mu: 0.5, eps_p: 1.0e-12, k_max: 300}\n";
+  const std::string generated = head + "  strands: {source: wisps, count: " + std::to_string(strands) +
+                                ", vertices: " + std::to_string(vertices) + ", length: 0.2, seed: 11}\n";
+  const std::string hairFile = (dir / "wisps.hair").string(), setFile = (dir / "strands.h5").string();
+  const std::string hair = head + "  strands: {source: hair, file: " + hairFile + "}\n";
+  const std::string file = head + "  strands: {source: file, file: " + setFile + "}\n";
+  const bool resettable = world.all(resetPeakRss());
+  // The input files, written by rank 0 before anything is measured (coordinates rounded to float
+  // in the .hair file, doubles in the strand-set file).
+  if (world.isRoot()) {
+    fs::create_directories(dir);
+    WispParams w;
+    const auto all = wisps(strands, vertices, w, 11);
+    writeHair(hairFile, all);
+    LocalStrands set;
+    set.totalStrands = strands;
+    set.vertexOffset.assign(1, 0);
+    for (const auto& g : all) set.vertexOffset.push_back(set.vertexOffset.back() + g.vertices());
+    set.geometry = all;
+    writeStrandSet(setFile, Comm::self(), set);
+  }
+  world.barrier();
+  md << "## Set-up per rank: " << strands << " strands x " << vertices << " vertices\n\n"
+     << "DerModule::setup (strands generated or read, partitioned, optimisers built) in this process; peak RSS "
+        "per rank is VmHWM after the set-up"
+     << (resettable ? " (reset to the RSS before it)" : " (could not be reset: the figure is the process's peak so far)")
+     << ", growth is that peak minus the RSS before the set-up; both the largest over the ranks.\n\n"
+     << "| scene | ranks | set-up [s] | peak RSS per rank [MB] | growth per rank [MB] |\n|---|---|---|---|---|\n";
+  const struct {
+    const char* name;
+    const std::string& yaml;
+  } scenes[] = {{"wisps (generated)", generated}, {".hair file", hair}, {"strand-set file (strands.h5)", file}};
+  for (const auto& sc : scenes) {
+    SetupFigures one;
+    if (world.isRoot()) one = measureSetup(sc.yaml, Comm::self(), backend, (dir / "out").string());
+    world.barrier();
+    const SetupFigures many = measureSetup(sc.yaml, world, backend, (dir / "out").string());
+    check(many.strands == strands, std::string("set-up of ") + sc.name + " holds every strand once");
+    if (world.isRoot()) {
+      check(one.strands == strands, std::string("1-rank set-up of ") + sc.name + " holds every strand");
+      md << "| " << sc.name << " | 1 | " << fmt("%.3f", one.seconds) << " | " << fmt("%.1f", one.peakMb) << " | "
+         << fmt("%.1f", one.growthMb) << " |\n";
+      if (world.size() > 1)
+        md << "| " << sc.name << " | " << world.size() << " | " << fmt("%.3f", many.seconds) << " | "
+           << fmt("%.1f", many.peakMb) << " | " << fmt("%.1f", many.growthMb) << " |\n";
+    }
+  }
+  md << "\n";
+  world.barrier();
+  if (world.isRoot()) fs::remove_all(dir);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -482,22 +603,23 @@ int main(int argc, char** argv) {
   registerBuiltins();
   Comm world = Comm::world();
   bool quick = false;
-  std::vector<std::string> sections{"table1", "precond", "schemes", "hair", "memory"};
-  int hairStrands = 1000, hairVertices = 100, hairFrames = 2;
+  std::vector<std::string> sections{"setup", "table1", "precond", "schemes", "hair", "memory"};
+  int hairStrands = 1000, hairVertices = 100, hairFrames = 2, setupStrands = 20000, setupVertices = 100;
   std::string markdown;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--quick") quick = true, hairStrands = 12, hairVertices = 20, hairFrames = 1;
+    if (a == "--quick") quick = true, hairStrands = 12, hairVertices = 20, hairFrames = 1, setupStrands = 200, setupVertices = 20;
     else if (a == "--sections") sections = splitList(next());
     else if (a == "--hair-strands") hairStrands = std::stoi(next());
     else if (a == "--hair-vertices") hairVertices = std::stoi(next());
     else if (a == "--hair-frames") hairFrames = std::stoi(next());
+    else if (a == "--setup-strands") setupStrands = std::stoi(next());
     else if (a == "--markdown") markdown = next();
     else {
       if (world.isRoot())
-        std::cerr << "usage: bench_der [--quick] [--sections table1,precond,schemes,hair,memory] [--hair-strands S]\n"
-                     "       [--hair-vertices N] [--hair-frames F] [--markdown FILE]\n";
+        std::cerr << "usage: bench_der [--quick] [--sections setup,table1,precond,schemes,hair,memory] [--hair-strands S]\n"
+                     "       [--hair-vertices N] [--hair-frames F] [--setup-strands S] [--markdown FILE]\n";
       return 64;
     }
   }
@@ -511,6 +633,8 @@ int main(int argc, char** argv) {
     if (!amg && std::find(natives.begin(), natives.end(), "amg") != natives.end()) amg = all.back().get();
   }
   auto has = [&](const char* s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
+  // First, so that heap kept by the other sections does not hide the set-up's growth.
+  if (has("setup")) setupScaling(*eigen, setupStrands, setupVertices);
   if (world.isRoot()) {
     if (has("table1")) tableOne(*eigen, quick);
     if (has("precond")) preconditionerRanking(*eigen, amg, quick);
