@@ -12,7 +12,10 @@ namespace kinema::la::petsc {
 PetscBackend::PetscBackend(std::string options) : options_(std::move(options)) {
   ensureInitialised();
   validateOptions(options_, "backend.petsc.options");
+  beginOptionsReport();
 }
+
+PetscBackend::~PetscBackend() { endOptionsReport(); }
 
 std::unique_ptr<Vector> PetscBackend::createVector(IndexMapPtr map) const {
   KINEMA_CHECK(map != nullptr, "petsc backend: createVector without a map");

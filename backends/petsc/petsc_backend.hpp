@@ -9,6 +9,8 @@ namespace kinema::la::petsc {
 class PetscBackend final : public Backend {
  public:
   explicit PetscBackend(std::string options);
+  // Warns of the options PETSc never read (endOptionsReport in petsc_base.hpp).
+  ~PetscBackend() override;
   std::string name() const override { return "petsc"; }
   bool distributed() const override { return true; }
 

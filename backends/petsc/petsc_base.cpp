@@ -3,12 +3,17 @@
 #include <cxxabi.h>
 
 #include <cctype>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
-#include <cstdlib>
-#include <memory>
-#include <typeinfo>
-
+#include "framework/core/log.hpp"
 #include "framework/core/mpi_context.hpp"
 
 namespace kinema::la::petsc {
@@ -32,6 +37,46 @@ PetscErrorCode keepMessage(MPI_Comm, int line, const char* fun, const char* file
                     "() at ", file ? file : "?", ":", line, "]");
   }
   return n;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The options the user passed to PETSc (backend.petsc.options, a solver's native.petsc, the
+// PETSC_OPTIONS environment variable) and whether any options database used them, i.e. whether
+// PETSc ever read them (PetscOptionsLeftGet). One warning at the end of the run names those it
+// never read: misspelt options, or options for a solver or preconditioner the run did not create.
+struct OptionsUse {
+  std::mutex mutex;
+  std::map<std::pair<std::string, std::string>, bool> used;  // (source, "-name" as written) -> used
+  std::set<const OptionsDb*> live;
+  std::set<std::string> prefixes;  // the solvers' options prefixes, for the hint
+  int backends = 0;
+};
+
+OptionsUse& optionsUse() {
+  static OptionsUse u;
+  return u;
+}
+
+constexpr const char* kGlobalSource = "PETSC_OPTIONS";
+
+// The names PETSc has not read in `db` (nullptr: the global database), lower case, without a dash.
+std::set<std::string> optionsLeft(PetscOptions db) {
+  std::set<std::string> left;
+  PetscInt n = 0;
+  char** names = nullptr;
+  char** values = nullptr;
+  if (PetscOptionsLeftGet(db, &n, &names, &values) != 0) return left;
+  for (PetscInt i = 0; i < n; ++i) {
+    std::string name = names[i] ? names[i] : "";
+    if (!name.empty() && name[0] == '-') name.erase(0, 1);
+    left.insert(lower(name));
+  }
+  PetscOptionsLeftRestore(db, &n, &names, &values);
+  return left;
 }
 
 }  // namespace
@@ -110,21 +155,44 @@ std::string backendOf(const Vector& v) {
   return name;
 }
 
-OptionsDb::OptionsDb() {
+OptionsDb::OptionsDb(bool track) : track_(track) {
   KINEMA_PETSC_CHECK(PetscOptionsCreate(&db_));
   // Options PETSc read at start-up (the PETSC_OPTIONS environment variable) apply here too.
   char* global = nullptr;
   KINEMA_PETSC_CHECK(PetscOptionsGetAll(nullptr, &global));
   if (global && *global) {
+    const std::string text = global;
     const PetscErrorCode ierr = PetscOptionsInsertString(db_, global);
     PetscFree(global);
     KINEMA_PETSC_CHECK(ierr);
+    if (track_) {
+      // The names in PETSc's own listing ("-name value -name2 ..."); a dash before a digit or a
+      // point starts a negative number, not a name.
+      std::istringstream words(text);
+      for (std::string w; words >> w;)
+        if (w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1])) && w[1] != '.')
+          tracked_.push_back({kGlobalSource, w.substr(1), w.substr(1)});
+    }
   } else {
     PetscFree(global);
+  }
+  if (track_) {
+    OptionsUse& u = optionsUse();
+    std::lock_guard<std::mutex> lock(u.mutex);
+    u.live.insert(this);
   }
 }
 
 OptionsDb::~OptionsDb() {
+  if (track_) {
+    OptionsUse& u = optionsUse();
+    std::lock_guard<std::mutex> lock(u.mutex);
+    try {
+      recordUse();
+    } catch (...) {
+    }
+    u.live.erase(this);
+  }
   if (db_ && alive()) PetscOptionsDestroy(&db_);
 }
 
@@ -133,8 +201,9 @@ namespace {
 // PETSc's PetscOptionsInsertString silently drops what it cannot parse (a value without an option,
 // a second value), which would hide typos, so the syntax is checked here first: tokens split at
 // white space (double quotes group), each option "-name" (letters, digits, underscores) followed
-// by at most one value; a value may itself start with '-' when it is a number ("-1e-3").
-void checkSyntax(const std::string& options, const std::string& source) {
+// by at most one value; a value may itself start with '-' when it is a number ("-1e-3"). Returns
+// the option names, without their dash.
+std::vector<std::string> checkSyntax(const std::string& options, const std::string& source) {
   auto fail = [&](const std::string& why) {
     throw InputError(str("malformed PETSc options in ", source, ": \"", options, "\": ", why,
                          "; expected options like \"-ksp_type gmres -pc_type hypre -ksp_rtol 1e-8\""));
@@ -166,11 +235,13 @@ void checkSyntax(const std::string& options, const std::string& source) {
     tokens.push_back(t);
   }
   bool haveKey = false, haveValue = false;
+  std::vector<std::string> names;
   for (const std::string& t : tokens) {
     if (isKey(t)) {
       for (std::size_t k = 1; k < t.size(); ++k)
         if (!(std::isalnum(static_cast<unsigned char>(t[k])) || t[k] == '_'))
           fail(str("'", t, "' is not an option name (a dash, then letters, digits and underscores)"));
+      names.push_back(t.substr(1));
       haveKey = true;
       haveValue = false;
     } else if (!haveKey) {
@@ -181,13 +252,80 @@ void checkSyntax(const std::string& options, const std::string& source) {
       haveValue = true;
     }
   }
+  return names;
 }
 
 }  // namespace
 
+void OptionsDb::recordUse() const {
+  if (!db_ || tracked_.empty() || !alive()) return;
+  const std::set<std::string> left = optionsLeft(db_);
+  OptionsUse& u = optionsUse();
+  for (const Tracked& t : tracked_) {
+    bool& used = u.used[{t.source, "-" + t.written}];
+    used = used || !left.count(lower(t.full));
+  }
+}
+
+void beginOptionsReport() {
+  OptionsUse& u = optionsUse();
+  std::lock_guard<std::mutex> lock(u.mutex);
+  ++u.backends;
+}
+
+void endOptionsReport() noexcept {
+  try {
+    OptionsUse& u = optionsUse();
+    std::lock_guard<std::mutex> lock(u.mutex);
+    if (--u.backends > 0) return;
+    if (u.used.empty()) {
+      u.prefixes.clear();
+      return;
+    }
+    // Databases still alive (solvers that outlive the backend) count as they stand now; options of
+    // the environment may also have been read by the global database.
+    for (const OptionsDb* db : u.live) db->recordUse();
+    if (alive()) {
+      const std::set<std::string> globalLeft = optionsLeft(nullptr);
+      for (auto& [key, used] : u.used)
+        if (key.first == kGlobalSource && !globalLeft.count(lower(key.second.substr(1)))) used = true;
+    }
+    std::string unused;
+    bool global = false;
+    for (const auto& [key, used] : u.used)
+      if (!used) {
+        unused += str(unused.empty() ? "" : ", ", key.second, " (", key.first, ")");
+        global = global || key.first == kGlobalSource;
+      }
+    std::string prefixes, example;
+    for (const std::string& p : u.prefixes) {
+      prefixes += str(prefixes.empty() ? "" : ", ", p);
+      if (example.empty()) example = str("-", p, "ksp_monitor");
+    }
+    u.used.clear();
+    u.prefixes.clear();
+    if (unused.empty()) return;
+    // Kinema adds a solver's prefix to backend.petsc.options; PETSC_OPTIONS must carry it.
+    const std::string hint = global && !prefixes.empty()
+                                 ? str("; options in PETSC_OPTIONS need a solver's options prefix (this run's: ",
+                                       prefixes, "), e.g. ", example)
+                                 : std::string();
+    log::warn("PETSc never used these options (misspelt, or for a solver or preconditioner this run did not "
+              "create): ",
+              unused, hint);
+  } catch (...) {
+    // A report must not turn the end of a run into a failure.
+  }
+}
+
 void OptionsDb::insert(const std::string& prefix, const std::string& options, const std::string& source) {
+  if (track_ && !prefix.empty()) {
+    OptionsUse& u = optionsUse();
+    std::lock_guard<std::mutex> lock(u.mutex);
+    u.prefixes.insert(prefix);
+  }
   if (options.find_first_not_of(" \t\n\r") == std::string::npos) return;
-  checkSyntax(options, source);
+  const std::vector<std::string> names = checkSyntax(options, source);
   const bool push = !prefix.empty();
   PetscErrorCode ierr = push ? PetscOptionsPrefixPush(db_, prefix.c_str()) : 0;
   if (ierr == 0) {
@@ -200,6 +338,13 @@ void OptionsDb::insert(const std::string& prefix, const std::string& options, co
                          "); expected options like \"-ksp_type gmres -pc_type hypre\"",
                          prefix.empty() ? "" : str(", which apply under the prefix '", prefix, "'")));
   }
+  // PETSc keeps an option given under a prefix as prefix + name (without the name's dash).
+  // Kinema's own defaults (a source "the ... defaults", e.g. the ic0 sub-preconditioner options)
+  // are not the user's: a default a solver does not need is no mistake to report.
+  const bool defaults = source.rfind("the ", 0) == 0 && source.size() >= 9 &&
+                        source.compare(source.size() - 9, 9, " defaults") == 0;
+  if (track_ && !defaults)
+    for (const std::string& n : names) tracked_.push_back({source, n, prefix + n});
 }
 
 bool OptionsDb::has(const std::string& prefix, const std::string& name) const {
@@ -222,7 +367,7 @@ OptionsDb::Scope::~Scope() {
 }
 
 void validateOptions(const std::string& options, const std::string& source) {
-  OptionsDb scratch;
+  OptionsDb scratch(/*track=*/false);  // a syntax check reads nothing: no report of unused options
   scratch.insert("", options, source);
 }
 

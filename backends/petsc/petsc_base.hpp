@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "framework/core/error.hpp"
 #include "framework/la/vector.hpp"
@@ -43,17 +44,23 @@ std::string backendOf(const Vector& v);
 // plus strings inserted under an options prefix. Pushed as PETSc's default while the solver sets
 // up and solves, so sub-solvers PETSc creates on the fly (block Jacobi blocks, multigrid levels,
 // factorisations) read it too, and options given to one solver never reach another.
+//
+// The options of every database that `track`s them are followed from insertion to destruction:
+// whether PETSc read them (see beginOptionsReport).
 class OptionsDb {
  public:
-  OptionsDb();
+  explicit OptionsDb(bool track = true);
   ~OptionsDb();
   OptionsDb(const OptionsDb&) = delete;
   OptionsDb& operator=(const OptionsDb&) = delete;
   PetscOptions raw() const { return db_; }
   // Inserts `options` (e.g. "-ksp_type gmres -pc_type hypre") under `prefix`; a malformed string
-  // throws an InputError naming `source` (where the user wrote it).
+  // throws an InputError naming `source` (where the user wrote it). A source "the ... defaults"
+  // marks Kinema's own defaults, which the report of unused options leaves out.
   void insert(const std::string& prefix, const std::string& options, const std::string& source);
   bool has(const std::string& prefix, const std::string& name) const;
+  // Adds to the report which of this database's options PETSc has read so far.
+  void recordUse() const;
 
   // RAII: this database is PETSc's default for the scope (re-entrant).
   class Scope {
@@ -69,9 +76,24 @@ class OptionsDb {
   };
 
  private:
+  struct Tracked {
+    std::string source;   // where the user wrote it: backend.petsc.options, PETSC_OPTIONS, ...
+    std::string written;  // the name as written, without the dash
+    std::string full;     // the name in the database: options prefix + written
+  };
   PetscOptions db_ = nullptr;
   mutable int depth_ = 0;
+  bool track_ = true;
+  std::vector<Tracked> tracked_;
 };
+
+// The report of options PETSc never used: a backend begins it when it is made and ends it when it
+// is destroyed (after the run's solvers); when the last backend ends it, one warning (rank 0)
+// names every option from backend.petsc.options, a solver's native.petsc or PETSC_OPTIONS that no
+// options database has read (PetscOptionsLeftGet): misspelt options, or options of solvers the
+// run did not create. A run that creates no solver (kinema check) reports nothing.
+void beginOptionsReport();
+void endOptionsReport() noexcept;
 
 // Checks that a malformed options string is rejected (InputError naming `source`).
 void validateOptions(const std::string& options, const std::string& source);
