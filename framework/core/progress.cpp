@@ -26,7 +26,7 @@ void Progress::update(long step, double simTime) {
   if (!last && now - lastPrint_ < interval_) return;
   lastPrint_ = now;
   double elapsed = now - start_;
-  double rate = elapsed > 0 ? static_cast<double>(step) / elapsed : 0.0;
+  double rate = elapsed > 0 ? static_cast<double>(step - first_) / elapsed : 0.0;
   char buf[256];
   if (total_ > 0) {
     double eta = rate > 0 ? static_cast<double>(total_ - step) / rate : NAN;

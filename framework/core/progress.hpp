@@ -10,6 +10,8 @@ class Progress {
   Progress(long totalSteps, double intervalSeconds, std::string label = "step");
   // Call after each step; prints if the interval has passed (always for the last step).
   void update(long step, double simTime);
+  // A run continued after `step` (a restart): the rate and the ETA count only this segment's steps.
+  void startAt(long step) { first_ = step; }
   static std::string formatDuration(double seconds);
 
  private:
@@ -18,6 +20,7 @@ class Progress {
   std::string label_;
   double start_;
   double lastPrint_;
+  long first_ = 0;
 };
 
 }  // namespace kinema

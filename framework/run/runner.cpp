@@ -1,5 +1,6 @@
 #include "framework/run/runner.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -37,6 +38,24 @@ std::string checkpointName(long step) {
 bool due(long step, long total, long every) {
   if (step == total) return true;
   return every > 0 && step % every == 0;
+}
+
+// The checkpoints checkpoint_NNNNNN.h5 of `dir` before step `before`, by step.
+std::vector<std::string> earlierCheckpoints(const std::string& dir, long before) {
+  std::vector<std::pair<long, std::string>> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    long step = -1;
+    char tail[8] = {0};
+    if (std::sscanf(name.c_str(), "checkpoint_%ld.%3s", &step, tail) == 2 && std::string(tail) == "h5" &&
+        name == checkpointName(step) && step < before)
+      found.emplace_back(step, entry.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> paths;
+  for (auto& f : found) paths.push_back(f.second);
+  return paths;
 }
 
 // `--restart latest`: the newest checkpoint of the output directory, chosen on rank 0.
@@ -96,8 +115,7 @@ RunResult runSceneOnce(const SceneOptions& options) {
   long keepFrames = -1, keepRows = -1;
   if (restart) {
     if (startStep >= module->totalSteps())
-      throw InputError(str(config.where("run.restart").empty() ? "run.restart" : config.where("run.restart"),
-                           ": run.restart: checkpoint ", restartPath, " is after step ", startStep,
+      throw InputError(str("run.restart: checkpoint ", restartPath, " is after step ", startStep,
                            ", and this scene ends at step ", module->totalSteps(),
                            ": nothing left to run; raise the step count or end time to continue the run "
                            "(they may change on restart)"));
@@ -131,8 +149,16 @@ RunResult runSceneOnce(const SceneOptions& options) {
 
   io::FrameWriter frames(out.path(), "frames", comm, restart, keepFrames);
   io::Diagnostics diagnostics(out.file("diagnostics.csv"), comm, restart, keepRows);
+  // The checkpoints on disk, oldest first, that run.checkpoint_keep counts: on a restart, the
+  // earlier segments' checkpoints before the restart step count too (issue 22).
   std::vector<std::string> checkpoints;
-  if (restart) checkpoints.push_back(restartPath);
+  bool restartInDir = false;
+  if (restart) {
+    checkpoints = comm.isRoot() ? earlierCheckpoints(out.checkpointDir(), startStep) : std::vector<std::string>{};
+    std::error_code ec;
+    restartInDir = fs::equivalent(fs::path(restartPath).parent_path(), out.checkpointDir(), ec);
+    checkpoints.push_back(restartPath);
+  }
   const long frameEvery = config.getInt("output.frame_every");
   const long keep = config.getInt("run.checkpoint_keep");
   const long failAt = config.getInt("run.fail_at_step");
@@ -143,6 +169,7 @@ RunResult runSceneOnce(const SceneOptions& options) {
   int stopSignal = 0;
   try {
     Progress progress(total, config.getReal("run.progress_seconds"));
+    progress.startAt(startStep);  // after a restart: this segment's rate, the steps really left
     io::Diagnostics::Row row;
     while (step < total && !module->finished()) {
       ++step;
@@ -190,7 +217,11 @@ RunResult runSceneOnce(const SceneOptions& options) {
         checkpoints.push_back(path);
         result.lastCheckpoint = path;
         while (static_cast<long>(checkpoints.size()) > keep) {
-          if (comm.isRoot() && checkpoints.front() != restartPath) fs::remove(checkpoints.front());
+          // A checkpoint outside this run's directory (the user's copy) is never removed.
+          if (comm.isRoot() && (restartInDir || checkpoints.front() != restartPath)) {
+            std::error_code ec;
+            fs::remove(checkpoints.front(), ec);
+          }
           checkpoints.erase(checkpoints.begin());
         }
         schedule.written(started, wallTime());  // rank 0's clock decides

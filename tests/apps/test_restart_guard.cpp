@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -304,4 +305,54 @@ TEST(RestartGuard, CheckpointWithoutFingerprintRestartsWithAWarning) {
   ASSERT_EQ(res.status, 0) << res.output;
   EXPECT_TRUE(has(res.output, "written before checkpoints carried a fingerprint")) << res.output;
   expectSameRun(r.full, out);
+}
+
+// run.checkpoint_keep counts the checkpoints of the earlier segment too: keep 2 leaves the two
+// newest of the whole run, not those of each segment (10, 15, 25, 30 before).
+TEST(RestartGuard, CheckpointKeepCountsAcrossRestarts) {
+  const Runs& r = runs();
+  const std::string out = r.dir + "/keep";
+  Result crash = runCmd(kinemaBin() + " run " + r.scene30 + " --output " + out +
+                            " --set run.checkpoint_keep=2 --set run.fail_at_step=18",
+                        r.dir + "/keep_crash.log");
+  ASSERT_EQ(crash.status, 1) << crash.output;
+  EXPECT_TRUE(fs::exists(checkpoint(out, 10)));
+  EXPECT_TRUE(fs::exists(checkpoint(out, 15)));
+  Result again = runCmd(kinemaBin() + " run " + r.scene30 + " --output " + out +
+                            " --set run.checkpoint_keep=2 --restart " + checkpoint(out, 15),
+                        r.dir + "/keep_again.log");
+  ASSERT_EQ(again.status, 0) << again.output;
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(out + "/checkpoints")) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"checkpoint_000025.h5", "checkpoint_000030.h5"}));
+  expectSameRun(r.full, out);
+}
+
+// The checksums are the same at any rank count: a checkpoint written at one rank restarts at two
+// (and the same run continues), and a corrupted one is refused there too.
+TEST(RestartGuard, ChecksumsHoldAcrossRankCounts) {
+  const Runs& r = runs();
+  const std::string mpi = std::string(KINEMA_MPIEXEC) + " --allow-run-as-root --oversubscribe -n 2 ";
+  const std::string out = r.dir + "/np2";
+  copyRun(r.short20, out);
+  Result res = runCmd(mpi + kinemaBin() + " run " + r.scene30 + " --output " + out + " --restart " + checkpoint(out, 20),
+                      r.dir + "/np2.log");
+  ASSERT_EQ(res.status, 0) << res.output;
+  EXPECT_TRUE(has(res.output, "restarting from " + checkpoint(out, 20))) << res.output;
+  EXPECT_TRUE(has(readFile(out + "/status.yaml"), "completed"));
+  // (Not bitwise the one-rank run: some diagnostics are reductions over ranks.)
+  // The 2-rank run's own checkpoint restarts at one rank.
+  Result one = runCmd(kinemaBin() + " run " + r.scene30 + " --output " + out + " --restart " + checkpoint(out, 25) +
+                          " --set impact.sim.steps=35",
+                      r.dir + "/np2_one.log");
+  EXPECT_EQ(one.status, 0) << one.output;
+  const std::string bad = r.dir + "/np2_corrupt";
+  copyRun(r.short20, bad);
+  corruptDataset(checkpoint(bad, 20), "/impact_state", 100, -0.0);
+  Result refused = runCmd(mpi + kinemaBin() + " run " + r.scene30 + " --output " + bad + " --restart " +
+                              checkpoint(bad, 20),
+                          r.dir + "/np2_corrupt.log");
+  EXPECT_NE(refused.status, 0) << refused.output;
+  EXPECT_TRUE(has(refused.output, "dataset /impact_state is corrupted")) << refused.output;
 }
