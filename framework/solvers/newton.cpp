@@ -82,6 +82,7 @@ void NewtonSolver::setup(const la::Vector& x) {
   y_ = backend_.createVector(tmap_);
   rhs_ = backend_.createVector(tmap_);
   diag_ = backend_.createVector(tmap_);
+  gTrial_ = backend_.createVector(tmap_);
   xTrial_ = x.clone();
   linear_.reset();
   linearRtol_ = -1.0;
@@ -104,7 +105,7 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
   st.gradientNorms.reserve(static_cast<std::size_t>(options_.maxIterations) + 1);
   st.stepLengths.reserve(static_cast<std::size_t>(options_.maxIterations));
   st.forcingTerms.reserve(static_cast<std::size_t>(options_.maxIterations));
-  la::Vector &g = *g_, &y = *y_, &rhs = *rhs_, &xt = *xTrial_, &diag = *diag_;
+  la::Vector &g = *g_, &y = *y_, &rhs = *rhs_, &xt = *xTrial_, &diag = *diag_, &gt = *gTrial_;
 
   NewtonPhaseSeconds& ph = st.phases;
   auto tp = Clock::now();
@@ -113,11 +114,14 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
   ph.energy += since(tp);
   st.initialEnergy = f;
   double measure0 = 0.0;
+  bool haveGradient = false;  // g and measureT already hold the gradient at x (flat-f trial)
+  double measureT = 0.0;
   for (int k = 0;; ++k) {
     tp = Clock::now();
-    problem.gradient(x, g);
+    if (!haveGradient) problem.gradient(x, g);
     const double gnorm = g.norm2();
-    const double measure = problem.convergenceMeasure(x, g);
+    const double measure = haveGradient ? measureT : problem.convergenceMeasure(x, g);
+    haveGradient = false;
     ph.gradient += since(tp);
     st.gradientNorms.push_back(gnorm);
     st.finalGradientNorm = gnorm;
@@ -203,7 +207,7 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
 
     // Backtracking Armijo along the retraction (spec 3.7).
     tp = Clock::now();
-    bool accepted = false;
+    bool accepted = false, flatTested = false;
     double alpha = 0.0, ft = f;
     for (int pass = 0; pass < 2 && !accepted; ++pass) {
       if (pass == 1) {
@@ -223,6 +227,26 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
         if (std::isfinite(ft) && ft - f <= options_.armijoC1 * alpha * slope + slack) {
           accepted = true;
           break;
+        }
+        // f is flat to round-off along y here: the Armijo decrease is below f's resolution, so
+        // the sign of ft - f says nothing. Judge the trial by the measure instead (once per line
+        // search; all quantities are global, so every rank takes the same branch).
+        if (options_.gradientTestWhenFlat && !flatTested && std::isfinite(ft) &&
+            -options_.armijoC1 * alpha * slope <= slack) {
+          flatTested = true;
+          ++st.flatGradientTests;
+          const auto tg = Clock::now();
+          problem.gradient(xt, gt);
+          const double mt = problem.convergenceMeasure(xt, gt);
+          ph.gradient += since(tg);
+          tp += Clock::now() - tg;  // keep the phases disjoint
+          if (std::isfinite(mt) && mt < measure) {
+            g.copy(gt);
+            measureT = mt;
+            haveGradient = true;
+            accepted = true;
+            break;
+          }
         }
       }
     }

@@ -13,7 +13,9 @@
 //   5. backtracking Armijo along the retraction (spec section 3.7):
 //      f(R_x(alpha y)) <= f(x) + c1 alpha g^T y,  alpha = alpha_0, alpha_0 * shrink, ...
 //      with alpha_0 = min(1, manifold.maxStep(y)); if every trial fails, steepest descent with
-//      the same line search; if that fails too, stop with reason "line_search_failed".
+//      the same line search; if that fails too, stop with reason "line_search_failed". A trial
+//      whose required decrease is below f's round-off is judged by the convergence measure
+//      instead (NewtonOptions::gradientTestWhenFlat).
 // The point x is an la::Vector with the manifold's ambient block size.
 #include <Eigen/Core>
 #include <functional>
@@ -38,6 +40,14 @@ struct NewtonOptions {
   // Armijo slack for round-off in f: accept when f_trial - f <= c1 alpha g^T y + energyNoise *
   // max(|f|, |f_trial|). Needed close to a minimum with f = O(1), where the decrease is ~ eps |f|.
   double energyNoise = 1e-13;
+  // Where the decrease a trial asks for, c1 alpha |g^T y|, is below that slack, f cannot rank the
+  // trial: at the round-off floor of f (f a small difference of large terms, e.g. an incremental
+  // potential near its minimum) the sign of f_trial - f is noise, and a full Newton step that
+  // lowers the residual is rejected as often as not, and Newton stalls there (docs/modules/bdem.md,
+  // "Convergence"; Hager and Zhang's approximate Wolfe test rests on the same observation). With
+  // this on, the first such trial that fails the energy test is accepted if it lowers the
+  // convergence measure (one gradient evaluation, reused as the next iterate's).
+  bool gradientTestWhenFlat = true;
   std::string forcing = "eq31";      // eq31: min(forcingMax, c sqrt(||g||)); quadratic: min(max, c ||g||); fixed: linear.rtol
   double forcingConstant = 1.0;      // c above
   double forcingMax = 0.5;           // the 0.5 of Eq. 31
@@ -68,6 +78,7 @@ struct NewtonPhaseSeconds {
 struct NewtonStats {
   int iterations = 0;                // Newton steps taken
   int lineSearchTrials = 0;          // energy evaluations in line searches, all iterations
+  int flatGradientTests = 0;         // trials judged by the measure, f being flat (gradientTestWhenFlat)
   int linearSolves = 0;
   int linearIterations = 0;          // summed over the solves
   int linearNotConverged = 0;        // solves that ended without reaching their rtol
@@ -192,7 +203,7 @@ class NewtonSolver {
   la::IndexMapPtr pointMap_;  // held so its address is not reused
   la::IndexMapPtr tmap_;
   std::unique_ptr<la::MatrixAssembler> assembler_;
-  la::VectorPtr g_, y_, rhs_, diag_, xTrial_;
+  la::VectorPtr g_, y_, rhs_, diag_, xTrial_, gTrial_;
   la::LinearSolverPtr linear_;
   double linearRtol_ = -1.0;
   long modesPattern_ = -1;  // assembler pattern builds when the near-null space was last attached

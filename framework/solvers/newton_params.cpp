@@ -20,6 +20,9 @@ void declareNewtonParams(ParamSchema& schema, const std::string& prefix, const N
                 "line-search trials before falling back to steepest descent");
   schema.addReal(p + "energy_noise", d.energyNoise, Range::nonNegative(),
                  "relative round-off slack in the Armijo test: + energy_noise * max(|f|, |f_trial|)");
+  schema.addBool(p + "gradient_test_when_flat", d.gradientTestWhenFlat,
+                 "where the decrease a trial asks for is below energy_noise * |f|, accept it if it lowers the "
+                 "convergence measure (f cannot rank it at its round-off floor)");
   schema.addChoice(p + "forcing", d.forcing, {"eq31", "quadratic", "fixed"},
                    "linear rtol per iteration: eq31 = min(forcing_max, c sqrt(||g||)) (spec Eq. 31), "
                    "quadratic = min(forcing_max, c ||g||), fixed = linear.rtol");
@@ -51,6 +54,7 @@ NewtonOptions readNewtonOptions(const Config& config, const std::string& prefix)
   o.shrink = config.getReal(p + "shrink");
   o.maxLineSearch = static_cast<int>(config.getInt(p + "max_line_search"));
   o.energyNoise = config.getReal(p + "energy_noise");
+  o.gradientTestWhenFlat = config.getBool(p + "gradient_test_when_flat");
   o.forcing = config.getString(p + "forcing");
   o.forcingOf = config.getString(p + "forcing_of");
   o.forcingConstant = config.getReal(p + "forcing_constant");

@@ -299,11 +299,12 @@ void IncrementalPotential::hessian(const la::Vector& x, solvers::ReducedHessian&
       hr.rightCols<6>().setZero();
     }
     const std::array<la::GlobalIndex, 2> blocks{s_.P.gid[i], s_.P.gid[j]};
-    // PSD projection (paper Sec. 5.2, as in IPC). The 9-coordinate form
-    // (ReducedHessian::addTranslationInvariantPair, 25% faster on the beam twist) is not used yet:
-    // with it, Newton stalls at round-off above a 1e-8 tolerance in a free-flight test
-    // (test_bdem_integrator MomentumInFreeFlight); see docs/benchmarks/bdem.md section 6.
-    H.addElement<12>(blocks, hr);
+    // PSD projection (Lu et al., the bdem paper, Sec. 5.2, as in IPC). A bond's energy depends on
+    // the positions only through p_j - p_i (Eqs. 8-11), so the exact projection runs on the 9
+    // relative coordinates (docs/modules/bdem.md, "Integrator"); where a fixed particle's rows
+    // are zeroed above, the common translation is no longer a null vector and it falls back to
+    // the 12x12 projection.
+    H.addTranslationInvariantPair<12>(blocks, hr);
   }
   for (const ContactCandidate& c : candidates_) {
     const auto i = static_cast<std::size_t>(c.i), j = static_cast<std::size_t>(c.j);

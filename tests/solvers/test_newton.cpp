@@ -7,7 +7,9 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "framework/solvers/manifold_euclidean.hpp"
@@ -323,6 +325,72 @@ TEST_F(NewtonEuclidean, ExtendedRosenbrock10Direct) {
   EXPECT_LT(quadraticRatio(st, 3), 10.0);
 }
 
+// f = sum_i (x_i^4 / 4 + x_i^2 / 2 - b_i x_i) + noise(x), |noise| <= 1e-10: an energy whose
+// round-off (1e-10 |f|) is far above the Armijo slack (energy_noise = 1e-13 |f|), as an incremental
+// potential that is a small difference of large terms. The gradient and Hessian are exact.
+class NoisyQuartic final : public NewtonProblem {
+ public:
+  explicit NoisyQuartic(Eigen::VectorXd b) : b_(std::move(b)) {}
+  double energy(const la::Vector& v) override {
+    const Eigen::VectorXd e = toEigen(v);
+    double f = 0, u = 0;
+    for (long i = 0; i < e.size(); ++i) {
+      f += 0.25 * std::pow(e[i], 4) + 0.5 * e[i] * e[i] - b_[i] * e[i];
+      std::uint64_t z;
+      std::memcpy(&z, &e[i], sizeof z);
+      z += 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(i + 1);  // splitmix64
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      u += static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+    }
+    return f + 1e-10 * (2.0 * (u - std::floor(u)) - 1.0);
+  }
+  void gradient(const la::Vector& v, la::Vector& g) override {
+    const Eigen::VectorXd e = toEigen(v);
+    fromEigen((e.array().cube() + e.array() - b_.array()).matrix(), g);
+  }
+  void hessian(const la::Vector& v, ReducedHessian& H) override {
+    const Eigen::VectorXd e = toEigen(v);
+    for (long i = 0; i + 1 < e.size(); i += 2) {
+      Eigen::Matrix2d h = Eigen::Matrix2d::Zero();
+      h(0, 0) = 3.0 * e[i] * e[i] + 1.0;
+      h(1, 1) = 3.0 * e[i + 1] * e[i + 1] + 1.0;
+      const std::array<GlobalIndex, 1> blocks{i / 2};
+      H.addElement<2>(blocks, h);
+    }
+  }
+
+ private:
+  Eigen::VectorXd b_;
+};
+
+TEST_F(NewtonEuclidean, FlatEnergyIsJudgedByTheGradient) {
+  // Near the minimum the decrease a Newton step asks for (~|g|^2) falls below f's round-off: the
+  // Armijo test then accepts or rejects by the sign of noise. With gradientTestWhenFlat the full
+  // step is taken when it lowers the measure, and Newton converges quadratically to gtol 1e-13.
+  Eigen::VectorXd b(8);
+  b << 1.0, -2.0, 0.5, 3.0, -1.5, 0.25, 2.0, -0.75;
+  NoisyQuartic prob(b);
+  EuclideanManifold M(2);
+  NewtonOptions o = directOptions();
+  o.gtolAbs = 1e-13;
+  o.steepestFallback = false;
+  for (bool on : {true, false}) {
+    o.gradientTestWhenFlat = on;
+    NewtonSolver newton(*backend, M, o);
+    auto x = point(4, 2, std::vector<double>(8, 0.0));
+    NewtonStats st = newton.solve(prob, *x);
+    printNorms(on ? "noisy quartic, gradient test when flat" : "noisy quartic, energy only", st);
+    std::printf("[noisy quartic] gradient tests %d, reason %s\n", st.flatGradientTests, st.reason.c_str());
+    if (!on) continue;
+    ASSERT_TRUE(st.converged) << st.reason;
+    EXPECT_GE(st.flatGradientTests, 1);
+    EXPECT_LE(st.iterations, 10);
+    EXPECT_DOUBLE_EQ(st.stepLengths.back(), 1.0);
+    EXPECT_LT(st.finalGradientNorm, 1e-13);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Quaternion algebra and the manifold's own identities (spec section 1 and 3.3).
 
@@ -626,7 +694,7 @@ TEST(NewtonParams, DefaultsAndOverrides) {
   d.maxIterations = 60;
   solvers::declareNewtonParams(schema, "bdem.newton", d);
   for (const char* k : {"gtol_abs", "gtol_rel", "max_iterations", "armijo_c1", "shrink", "max_line_search",
-                        "energy_noise", "forcing", "forcing_constant", "forcing_max", "forcing_min",
+                        "energy_noise", "gradient_test_when_flat", "forcing", "forcing_constant", "forcing_max", "forcing_min",
                         "psd_projection", "psd_floor", "steepest_fallback", "linear.type", "linear.rtol"}) {
     const ParamSpec* s = schema.find(std::string("bdem.newton.") + k);
     ASSERT_NE(s, nullptr) << k;
@@ -639,6 +707,7 @@ TEST(NewtonParams, DefaultsAndOverrides) {
   EXPECT_EQ(o.forcing, "eq31");
   EXPECT_DOUBLE_EQ(o.armijoC1, 1e-4);
   EXPECT_EQ(o.linear.type, "cg");
+  EXPECT_TRUE(o.gradientTestWhenFlat);
 
   Config c2 = Config::fromString(
       "bdem:\n  newton:\n    forcing: quadratic\n    shrink: 0.3\n    psd_projection: false\n"
@@ -702,6 +771,53 @@ TEST(ProjectPSDPair, EqualsTheFullProjectionOnTranslationInvariantElements) {
     }
   }
   EXPECT_GT(indefinite, 30);  // random symmetric elements are indefinite: the projection did work
+}
+
+TEST(ProjectPSDPair, ResultIsExactlySymmetricAndTranslationInvariant) {
+  // Round-off in the projected element must not break the structure Newton relies on: an element
+  // that annihilated the common translation (and was symmetric) must do so exactly afterwards, so
+  // that the assembled Hessian keeps the rigid translations in the null space of the bond part.
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    for (double floor : {0.0, 0.25}) {
+      Mat12 H = translationInvariantElement(seed);
+      solvers::projectPSDTranslationInvariantPair<6>(H, floor);
+      for (int r = 0; r < 12; ++r)
+        for (int c = 0; c < 12; ++c) ASSERT_EQ(H(r, c), H(c, r)) << "seed " << seed << " (" << r << ", " << c << ")";
+      if (floor == 0.0) {
+        for (int k = 0; k < 3; ++k)
+          for (int r = 0; r < 12; ++r) ASSERT_EQ(H(r, k) + H(r, 6 + k), 0.0) << "seed " << seed << " row " << r;
+      }
+    }
+  }
+}
+
+TEST(ProjectPSDPair, LeavesAPositiveSemidefiniteElementBitForBit) {
+  // A PSD element (the common case: a bond near rest) is not rebuilt from an eigen-decomposition,
+  // whether its relative-coordinate block is definite (the LDL^T test) or has null vectors of its
+  // own, as a bond's rigid rotations are (the eigen-decomposition finds nothing to clamp). Both
+  // paths keep it bit for bit.
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    for (int nullity : {0, 3}) {
+      std::srand(seed);
+      Mat9 B = Mat9::Random();
+      B.rightCols(nullity).setZero();  // R = B B^T has rank 9 - nullity
+      Eigen::Matrix<double, 9, 12> T = Eigen::Matrix<double, 9, 12>::Zero();
+      for (int k = 0; k < 3; ++k) {
+        T(k, k) = -1.0;
+        T(k, 6 + k) = 1.0;
+        T(3 + k, 3 + k) = 1.0;
+        T(6 + k, 9 + k) = 1.0;
+      }
+      Mat12 H = T.transpose() * (B * B.transpose()) * T;
+      H = (0.5 * (H + H.transpose())).eval();
+      const Mat12 psd = H;
+      EXPECT_EQ(solvers::projectPSDTranslationInvariantPair<6>(H, 0.0), 0) << "seed " << seed << " nullity " << nullity;
+      EXPECT_TRUE(H == psd) << "seed " << seed << " nullity " << nullity;
+      Mat12 full = psd;
+      EXPECT_EQ(solvers::projectPSD<12>(full, 0.0), 0) << "seed " << seed << " nullity " << nullity;
+      EXPECT_TRUE(full == psd) << "seed " << seed << " nullity " << nullity;
+    }
+  }
 }
 
 TEST(ProjectPSDPair, FallsBackWhereTheCommonTranslationIsNotInTheNullSpace) {
