@@ -1,9 +1,12 @@
 #include "framework/io/hdf5_file.hpp"
 
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -79,6 +82,38 @@ std::string shapeText(const Shape& s) {
   return out + ")";
 }
 
+// What a datatype class is called in messages ("found integer values").
+const char* className(H5T_class_t c) {
+  switch (c) {
+    case H5T_INTEGER: return "integer";
+    case H5T_FLOAT: return "floating-point";
+    case H5T_STRING: return "string";
+    case H5T_BITFIELD: return "bitfield";
+    case H5T_OPAQUE: return "opaque";
+    case H5T_COMPOUND: return "compound";
+    case H5T_REFERENCE: return "reference";
+    case H5T_ENUM: return "enum";
+    case H5T_VLEN: return "variable-length sequence";
+    case H5T_ARRAY: return "array";
+    case H5T_TIME: return "time";
+    default: return "unknown";
+  }
+}
+
+// n * m, or false when it does not fit in 64 bits (a crafted shape must not wrap around).
+bool multiply(std::uint64_t n, std::uint64_t m, std::uint64_t& out) {
+  if (m != 0 && n > std::numeric_limits<std::uint64_t>::max() / m) return false;
+  out = n * m;
+  return true;
+}
+
+// Physical memory of this machine in GiB (infinite if unknown: then nothing is refused for its size).
+double physicalMemoryGiB() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return std::numeric_limits<double>::infinity();
+  return static_cast<double>(pages) * static_cast<double>(page) / (1u << 30);
+}
+
 template <class T>
 struct H5Type;
 template <>
@@ -103,6 +138,16 @@ struct Ops {
     std::string reason = hdf5Reason();
     throw Error(str("HDF5: ", what, " '", object, "' in ", f.path(), reason));
   }
+  // The same for a read: a file that HDF5 cannot read as expected is bad input (InputError),
+  // with HDF5's innermost reason instead of its printed error stack.
+  [[noreturn]] void failRead(const std::string& what, const std::string& object) const {
+    std::string reason = hdf5Reason();
+    throw InputError(str("HDF5: ", what, " '", object, "' in ", f.path(), reason));
+  }
+  // "HDF5: <subject> in <file> <problem>", e.g. subject "attribute 'step' of '/'".
+  [[noreturn]] void bad(const std::string& subject, const std::string& problem) const {
+    throw InputError(str("HDF5: ", subject, " in ", f.path(), " ", problem));
+  }
 
   Handle transfer() const {
     Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
@@ -111,23 +156,46 @@ struct Ops {
     return dxpl;
   }
 
+  // Every check below reads only the file's metadata, which is the same on every rank: a bad
+  // object fails on all ranks alike, at the same call, so these throws need no agreement. Only
+  // what differs between ranks (the rows a rank reads, its allocation) is agreed on in read().
   Handle openObject(const std::string& path) const {
-    if (!f.exists(path)) throw Error(str("HDF5: no object '", path, "' in ", f.path()));
+    if (!f.exists(path)) throw InputError(str("HDF5: no object '", path, "' in ", f.path()));
     Handle obj(H5Oopen(fid, path.c_str(), H5P_DEFAULT), H5Oclose);
-    if (!obj.valid()) fail("cannot open", path);
+    if (!obj.valid()) failRead("cannot open", path);
     return obj;
   }
 
+  // Opens `path` as a dataset; a group (or a named datatype) there is refused by name.
   Handle openDataset(const std::string& path) const {
-    if (!f.exists(path)) throw Error(str("HDF5: no dataset '", path, "' in ", f.path()));
-    Handle ds(H5Dopen2(fid, path.c_str(), H5P_DEFAULT), H5Dclose);
-    if (!ds.valid()) fail("cannot open dataset", path);
-    return ds;
+    if (!f.exists(path)) throw InputError(str("HDF5: no dataset '", path, "' in ", f.path()));
+    Handle obj(H5Oopen(fid, path.c_str(), H5P_DEFAULT), H5Oclose);
+    if (!obj.valid()) failRead("cannot open", path);
+    H5I_type_t kind = H5Iget_type(obj.get());
+    if (kind != H5I_DATASET)
+      bad(str("'", path, "'"), kind == H5I_GROUP ? "is a group, where a dataset is expected"
+                                                 : "is not a dataset, where a dataset is expected");
+    return obj;  // H5Oclose closes a dataset as H5Dclose would
+  }
+
+  // The class of a datatype, checked against the one expected. Integers are also accepted where
+  // reals are expected (HDF5 converts them; a file written with h5py's `attrs["r"] = 1` holds an
+  // integer), never the other way round, and nothing converts to or from strings.
+  void requireClass(hid_t type, H5T_class_t expected, const std::string& subject) const {
+    if (type < 0) bad(subject, "has a datatype HDF5 cannot read" + hdf5Reason());
+    H5T_class_t c = H5Tget_class(type);
+    if (c == H5T_NO_CLASS) bad(subject, "has a datatype of no known class");
+    if (c == expected || (expected == H5T_FLOAT && c == H5T_INTEGER)) return;
+    const char* want = expected == H5T_FLOAT ? "floating-point (or integer)" : className(expected);
+    bad(subject, str("holds ", className(c), " values, ", want, " values are expected"));
   }
 
   Shape shapeOf(hid_t ds, const std::string& path) const {
     Handle space(H5Dget_space(ds), H5Sclose);
     if (!space.valid()) fail("cannot get the dataspace of", path);
+    // A null dataspace has no values at all (rank 0 would otherwise read as one scalar).
+    if (H5Sget_simple_extent_type(space.get()) == H5S_NULL)
+      bad(str("dataset '", path, "'"), "has a null dataspace (no values)");
     int nd = H5Sget_simple_extent_ndims(space.get());
     if (nd < 0) fail("cannot get the rank of", path);
     std::vector<hsize_t> dims(static_cast<std::size_t>(nd));
@@ -212,27 +280,98 @@ struct Ops {
 
   template <class T>
   std::vector<T> read(const std::string& path, std::uint64_t row, std::uint64_t rows, bool all) const {
+    // Same metadata on every rank: these throw on all ranks alike (see openObject).
     Handle ds = openDataset(path);
+    {
+      Handle type(H5Dget_type(ds.get()), H5Tclose);
+      requireClass(type.get(), H5Type<T>::cls(), str("dataset '", path, "'"));
+    }
     Shape shape = shapeOf(ds.get(), path);
     std::uint64_t total = shape.empty() ? 1 : shape[0];
+    // Shape products checked for 64-bit overflow: a crafted shape must not wrap to a small count.
+    std::uint64_t rowSize = 1, size = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      if ((i > 0 && !multiply(rowSize, shape[i], rowSize)) || !multiply(size, shape[i], size))
+        bad(str("dataset '", path, "'"), str("has shape ", shapeText(shape), ", more values than fit in 64 bits"));
     if (all) {
       row = 0;
       rows = total;
     }
-    if (row + rows > total)
-      throw Error(str("HDF5: rows [", row, ", ", row + rows, ") are outside dataset '", path,
-                      "' of shape ", shapeText(shape), " in ", f.path()));
-    std::uint64_t n = shape.empty() ? 1 : rows * product(shape, 1);
-    std::vector<T> out(n);
-    if (!shape.empty() && product(shape) == 0) return out;
-    Handle filespace(H5Dget_space(ds.get()), H5Sclose), memspace = memorySpace(n);
-    selectRows(filespace, memspace, shape, row, rows, n, path);
+    // What follows differs between ranks (each reads its own rows, allocates its own buffer):
+    // a problem found on one rank is agreed on before the collective H5Dread, so that every rank
+    // throws the same error instead of the others waiting in the read.
+    std::string problem;
+    std::vector<T> out;
+    std::uint64_t n = 0;
+    if (row > total || rows > total - row) {
+      // (the end written as a sum when it does not fit in 64 bits)
+      std::string end = rows > std::numeric_limits<std::uint64_t>::max() - row ? str(row, " + ", rows)
+                                                                              : std::to_string(row + rows);
+      problem = str("HDF5: rows [", row, ", ", end, ") are outside dataset '", path, "' of shape ",
+                    shapeText(shape), " in ", f.path());
+    } else if (!multiply(shape.empty() ? 1 : rows, rowSize, n)) {
+      problem = str("HDF5: ", rows, " rows of dataset '", path, "' in ", f.path(), " are more values than fit in 64 bits");
+    } else if (const double gib = static_cast<double>(n) * sizeof(T) / (1u << 30); gib > physicalMemoryGiB()) {
+      // Refused before allocating: a sparse (chunked, never written) dataset can claim terabytes in
+      // a file of a few kilobytes, and a vector that large would be killed while it is zeroed.
+      problem = str("HDF5: reading ", n, " values of dataset '", path, "' of shape ", shapeText(shape), " in ",
+                    f.path(), " needs ", gib, " GiB, more than this machine's ", physicalMemoryGiB(), " GiB of memory");
+    } else {
+      try {
+        out.resize(n);
+      } catch (const std::bad_alloc&) {
+        problem = str("HDF5: cannot allocate ", gib, " GiB to read ", n, " values of dataset '", path,
+                      "' of shape ", shapeText(shape), " in ", f.path());
+      }
+    }
+    Handle filespace, memspace;
+    const bool empty = !shape.empty() && size == 0;
+    if (problem.empty() && !empty) {
+      filespace = Handle(H5Dget_space(ds.get()), H5Sclose);
+      memspace = memorySpace(n);
+      if (!filespace.valid() || !memspace.valid()) {
+        problem = str("HDF5: cannot create dataspaces for '", path, "' in ", f.path(), hdf5Reason());
+      } else if (n > 0 && !shape.empty()) {
+        std::vector<hsize_t> start(shape.size(), 0), cnt(shape.begin(), shape.end());
+        start[0] = row;
+        cnt[0] = rows;
+        if (H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, cnt.data(), nullptr) < 0)
+          problem = str("HDF5: cannot select rows of '", path, "' in ", f.path(), hdf5Reason());
+      } else if (n == 0) {
+        H5Sselect_none(filespace.get());
+        H5Sselect_none(memspace.get());
+      }
+      // The selection must hold exactly the values allocated: HDF5 writes what the file
+      // selection holds into the buffer.
+      if (problem.empty()) {
+        hssize_t fileCount = H5Sget_select_npoints(filespace.get());
+        hssize_t memCount = H5Sget_select_npoints(memspace.get());
+        if (fileCount < 0 || memCount < 0 || static_cast<std::uint64_t>(fileCount) != n ||
+            static_cast<std::uint64_t>(memCount) != n || (n > 0 && out.size() != n))
+          problem = str("HDF5: selection of ", fileCount, " values does not match the ", n,
+                        " values allocated to read dataset '", path, "' in ", f.path());
+      }
+    }
+    agree(problem);
+    if (empty) return out;
     Handle dxpl = transfer();
     T dummy{};
     if (H5Dread(ds.get(), H5Type<T>::memory(), memspace.get(), filespace.get(), dxpl.get(),
                 n ? out.data() : &dummy) < 0)
-      fail("cannot read dataset", path);
+      failRead("cannot read dataset", path);
     return out;
+  }
+
+  // Throws on every rank if `problem` is set on any: the message of the lowest such rank, so
+  // all ranks report the same error (a collective over the file's communicator).
+  void agree(const std::string& problem) const {
+    const Comm& comm = f.comm();
+    if (!comm.any(!problem.empty())) return;
+    const std::int64_t size = comm.size();
+    const std::int64_t first = comm.min(problem.empty() ? size : static_cast<std::int64_t>(comm.rank()));
+    std::string msg = comm.broadcast(problem, static_cast<int>(first));
+    if (size > 1) msg += str(" (on rank ", first, ")");
+    throw InputError(msg);
   }
 
   // Replaces attribute `name` of `object` (created as a group if missing) with a scalar.
@@ -250,12 +389,34 @@ struct Ops {
     return attr;
   }
 
-  Handle openAttribute(const std::string& object, const std::string& name) const {
+  // Opens attribute `name` of `object` to be read as one value of class `expected`: the
+  // attribute must hold exactly one value (a scalar dataspace or one element) of that class, so
+  // H5Aread cannot write more than the one value the caller has room for.
+  Handle openAttribute(const std::string& object, const std::string& name, H5T_class_t expected,
+                       const char* expectedName) const {
     Handle obj = openObject(object);
     htri_t has = H5Aexists(obj.get(), name.c_str());
-    if (has <= 0) throw Error(str("HDF5: no attribute '", name, "' on '", object, "' in ", f.path()));
+    if (has < 0) failRead(str("cannot query attribute '", name, "' of"), object);
+    if (has == 0) throw InputError(str("HDF5: no attribute '", name, "' on '", object, "' in ", f.path()));
     Handle attr(H5Aopen(obj.get(), name.c_str(), H5P_DEFAULT), H5Aclose);
-    if (!attr.valid()) fail(str("cannot open attribute '", name, "' of"), object);
+    if (!attr.valid()) failRead(str("cannot open attribute '", name, "' of"), object);
+    const std::string what = str("attribute '", name, "' of '", object, "'");
+    Handle space(H5Aget_space(attr.get()), H5Sclose);
+    if (!space.valid()) failRead(str("cannot get the dataspace of attribute '", name, "' of"), object);
+    H5S_class_t sc = H5Sget_simple_extent_type(space.get());
+    if (sc == H5S_NULL) bad(what, str("has a null dataspace (no value), a single ", expectedName, " value is expected"));
+    if (sc != H5S_SCALAR) {
+      int nd = H5Sget_simple_extent_ndims(space.get());
+      hssize_t count = H5Sget_simple_extent_npoints(space.get());
+      if (nd < 0 || count < 0) failRead(str("cannot get the dataspace of attribute '", name, "' of"), object);
+      std::vector<hsize_t> dims(static_cast<std::size_t>(nd));
+      if (nd > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+      if (count != 1)
+        bad(what, str("holds ", count, " values (shape ", shapeText(Shape(dims.begin(), dims.end())),
+                      "), a single ", expectedName, " value is expected"));
+    }
+    Handle type(H5Aget_type(attr.get()), H5Tclose);
+    requireClass(type.get(), expected, what);
     return attr;
   }
 };
@@ -439,24 +600,26 @@ bool H5File::exists(const std::string& path) const {
 Shape H5File::shape(const std::string& dataset) const {
   Ops ops{*this, requireOpen(file_, path_)};
   std::string p = normalize(dataset);
-  Handle ds = ops.openDataset(p);
+  Handle ds = ops.openDataset(p);  // a group is refused: it has no shape
   return ops.shapeOf(ds.get(), p);
 }
 
 std::vector<std::string> H5File::children(const std::string& group) const {
   Ops ops{*this, requireOpen(file_, path_)};
   std::string p = normalize(group);
-  if (!exists(p)) throw Error(str("HDF5: no group '", p, "' in ", path_));
-  Handle g(H5Gopen2(file_, p.c_str(), H5P_DEFAULT), H5Gclose);
-  if (!g.valid()) ops.fail("cannot open group", p);
+  if (!exists(p)) throw InputError(str("HDF5: no group '", p, "' in ", path_));
+  Handle obj = ops.openObject(p);
+  if (H5Iget_type(obj.get()) != H5I_GROUP) ops.bad(str("'", p, "'"), "is not a group, where a group is expected");
+  hid_t g = obj.get();
   H5G_info_t info;
-  if (H5Gget_info(g.get(), &info) < 0) ops.fail("cannot list group", p);
+  if (H5Gget_info(g, &info) < 0) ops.failRead("cannot list group", p);
   std::vector<std::string> names;
   for (hsize_t i = 0; i < info.nlinks; ++i) {
-    ssize_t n = H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
-    if (n < 0) ops.fail("cannot list group", p);
+    ssize_t n = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    if (n < 0) ops.failRead("cannot list group", p);
     std::string name(static_cast<std::size_t>(n) + 1, '\0');
-    H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
+    if (H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT) < 0)
+      ops.failRead("cannot list group", p);
     name.resize(static_cast<std::size_t>(n));
     names.push_back(std::move(name));
   }
@@ -486,37 +649,36 @@ std::vector<std::int64_t> H5File::readAllInt(const std::string& dataset) const {
 double H5File::readAttributeReal(const std::string& object, const std::string& name) const {
   Ops ops{*this, requireOpen(file_, path_)};
   std::string p = normalize(object);
-  Handle attr = ops.openAttribute(p, name);
+  Handle attr = ops.openAttribute(p, name, H5T_FLOAT, "floating-point");
   double v = 0;
   if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v) < 0)
-    ops.fail(str("cannot read attribute '", name, "' (as a number) of"), p);
+    ops.failRead(str("cannot read attribute '", name, "' (as a number) of"), p);
   return v;
 }
 
 std::int64_t H5File::readAttributeInt(const std::string& object, const std::string& name) const {
   Ops ops{*this, requireOpen(file_, path_)};
   std::string p = normalize(object);
-  Handle attr = ops.openAttribute(p, name);
+  Handle attr = ops.openAttribute(p, name, H5T_INTEGER, "integer");
   std::int64_t v = 0;
   if (H5Aread(attr.get(), H5T_NATIVE_INT64, &v) < 0)
-    ops.fail(str("cannot read attribute '", name, "' (as an integer) of"), p);
+    ops.failRead(str("cannot read attribute '", name, "' (as an integer) of"), p);
   return v;
 }
 
 std::string H5File::readAttributeString(const std::string& object, const std::string& name) const {
   Ops ops{*this, requireOpen(file_, path_)};
   std::string p = normalize(object);
-  Handle attr = ops.openAttribute(p, name);
+  Handle attr = ops.openAttribute(p, name, H5T_STRING, "string");
   Handle type(H5Aget_type(attr.get()), H5Tclose);
-  if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING)
-    throw Error(str("HDF5: attribute '", name, "' of '", p, "' in ", path_, " is not a string"));
+  if (!type.valid()) ops.failRead(str("cannot get the datatype of attribute '", name, "' of"), p);
   // Read both kinds: ours are fixed-length, other tools (h5py) write variable-length strings.
   if (H5Tis_variable_str(type.get()) > 0) {
     Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(mem.get(), H5T_VARIABLE);
     H5Tset_cset(mem.get(), H5Tget_cset(type.get()));  // HDF5 does not convert ASCII <-> UTF-8
     char* s = nullptr;
-    if (H5Aread(attr.get(), mem.get(), &s) < 0) ops.fail(str("cannot read attribute '", name, "' of"), p);
+    if (H5Aread(attr.get(), mem.get(), &s) < 0) ops.failRead(str("cannot read attribute '", name, "' of"), p);
     std::string out = s ? s : "";
     H5free_memory(s);
     return out;
@@ -524,9 +686,10 @@ std::string H5File::readAttributeString(const std::string& object, const std::st
   // Read with the stored type (same size, padding and character set) into a buffer one longer,
   // so a space- or null-padded string without a terminator still ends.
   std::size_t size = H5Tget_size(type.get());
+  if (size == 0) ops.failRead(str("cannot get the size of string attribute '", name, "' of"), p);
   std::string buf(size + 1, '\0');
   if (H5Aread(attr.get(), type.get(), buf.data()) < 0)
-    ops.fail(str("cannot read attribute '", name, "' of"), p);
+    ops.failRead(str("cannot read attribute '", name, "' of"), p);
   buf.resize(std::char_traits<char>::length(buf.c_str()));
   return buf;
 }
@@ -536,7 +699,7 @@ bool H5File::hasAttribute(const std::string& object, const std::string& name) co
   std::string p = normalize(object);
   if (!exists(p)) return false;
   htri_t e = H5Aexists_by_name(file_, p.c_str(), name.c_str(), H5P_DEFAULT);
-  if (e < 0) ops.fail(str("cannot query attribute '", name, "' of"), p);
+  if (e < 0) ops.failRead(str("cannot query attribute '", name, "' of"), p);
   return e > 0;
 }
 

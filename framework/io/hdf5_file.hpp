@@ -43,6 +43,11 @@ class H5File {
   // Unlinks a group or dataset (no-op if missing). HDF5 does not reclaim the space.
   void remove(const std::string& path);
 
+  // Reads check the file before they read it and throw InputError naming the file and object:
+  // the object exists and is a dataset (a group for children()); values are of the class asked
+  // for (floating-point, where integers also convert, integer, or string); an attribute holds
+  // exactly one value; rows lie inside the dataset and fit in memory. Slab reads are collective
+  // and agree on a problem found on one rank, so every rank throws it.
   bool exists(const std::string& path) const;
   Shape shape(const std::string& dataset) const;
   // Names of the members of a group, sorted.
