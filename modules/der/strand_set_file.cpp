@@ -1,5 +1,6 @@
 #include "modules/der/strand_set_file.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "framework/core/error.hpp"
@@ -158,6 +159,32 @@ LocalStrands readStrandSet(const std::string& path, Comm comm, std::int64_t firs
   const bool hasRest = f.readAttributeInt("/strands", "has_rest") != 0;
   const std::int64_t v0 = out.vertexOffset[u64(first)];
   const std::uint64_t rows = u64(out.vertexOffset[u64(first + count)] - v0);
+  // Every dataset this read needs is there with one row per vertex, checked on every rank before
+  // any slab is read (the same metadata everywhere, so every rank raises the same error): a
+  // missing or short dataset names the file, the dataset and the first strand it lacks.
+  const std::int64_t V = out.vertexOffset.back();
+  auto requireRows = [&](const char* name, std::uint64_t width) {
+    if (!f.exists(name))
+      throw InputError(str(path, ": dataset ", name, " is missing (strands 0 to ", out.totalStrands - 1,
+                           " have their rows there)"));
+    const io::Shape shape = f.shape(name);
+    const std::uint64_t have = shape.empty() ? 0 : shape[0];
+    const std::uint64_t w = shape.size() > 1 ? shape[1] : 1;
+    if (have < u64(V) || w != width) {
+      const auto cut = std::upper_bound(out.vertexOffset.begin(), out.vertexOffset.end(), static_cast<std::int64_t>(have));
+      throw InputError(str(path, ": dataset ", name, " has ", have, " rows of ", w, " values, expected ", V, " rows of ",
+                           width, " (one per vertex); strand ", (cut - out.vertexOffset.begin()) - 1,
+                           " is the first whose rows are missing"));
+    }
+  };
+  requireRows("/strands/positions", 3);
+  requireRows("/strands/theta", 1);
+  if (hasRest) {
+    requireRows("/strands/rest_length", 1);
+    requireRows("/strands/rest_kappa", 4);
+    for (const char* name : {"/strands/rest_twist", "/strands/c_stretch", "/strands/c_bend", "/strands/c_twist"})
+      requireRows(name, 1);
+  }
   auto pos = f.readSlab("/strands/positions", u64(v0), rows);
   auto theta = f.readSlab("/strands/theta", u64(v0), rows);
   std::vector<double> lbar, kbar, mbar, cst, cbe, ctw;

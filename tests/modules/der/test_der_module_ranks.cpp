@@ -275,6 +275,22 @@ TEST(DerModuleRanks, BadStrandInOneRanksRangeStopsEveryRankWithTheSameMessage) {
     for (const auto& g : strands) set.vertexOffset.push_back(set.vertexOffset.back() + g.vertices());
     set.geometry = strands;
     writeStrandSet(dir + "/nan.h5", Comm::self(), set);
+    // Strand-set files without /strands/theta and with positions for 4 of the 6 strands only.
+    for (const char* name : {"/notheta.h5", "/short.h5"}) {
+      io::H5File f(dir + name, io::H5File::Mode::create, Comm::self());
+      f.createGroup("/strands");
+      f.writeAttribute("/strands", "format", std::string("kinema-der-strands"));
+      f.writeAttribute("/strands", "version", std::int64_t{1});
+      f.writeAttribute("/strands", "strands", std::int64_t{6});
+      f.writeAttribute("/strands", "vertices", std::int64_t{60});
+      f.writeAttribute("/strands", "has_rest", std::int64_t{0});
+      for (const char* a : {"radius", "density", "gravity_x", "gravity_y", "gravity_z"}) f.writeAttribute("/strands", a, 1.0);
+      f.writeArray("/strands/vertex_offset", {7}, std::span<const std::int64_t>(set.vertexOffset));
+      const bool isShort = std::string(name) == "/short.h5";
+      const std::vector<double> pos(3 * (isShort ? 40 : 60), 0.0), theta(60, 0.0);
+      f.writeArray("/strands/positions", {isShort ? 40u : 60u, 3}, std::span<const double>(pos));
+      if (isShort) f.writeArray("/strands/theta", {60}, std::span<const double>(theta));
+    }
     // A header that promises a seventh strand the file does not hold.
     std::vector<StrandGeometry> more = strands;
     more.back().x[3].y() = 0.0;
@@ -290,6 +306,11 @@ TEST(DerModuleRanks, BadStrandInOneRanksRangeStopsEveryRankWithTheSameMessage) {
   e = errorOf(dir, head + "file, file: " + dir + "/nan.h5}\n");
   EXPECT_NE(e.find(dir + "/nan.h5"), std::string::npos) << e;
   EXPECT_NE(e.find("strand 5 vertex 3 has a non-finite position"), std::string::npos) << e;
+  e = errorOf(dir, head + "file, file: " + dir + "/notheta.h5}\n");
+  EXPECT_NE(e.find(dir + "/notheta.h5: dataset /strands/theta is missing"), std::string::npos) << e;
+  e = errorOf(dir, head + "file, file: " + dir + "/short.h5}\n");
+  EXPECT_NE(e.find(dir + "/short.h5: dataset /strands/positions has 40 rows"), std::string::npos) << e;
+  EXPECT_NE(e.find("strand 4 is the first whose rows are missing"), std::string::npos) << e;
   e = errorOf(dir, head + "hair, file: " + dir + "/short.hair}\n");
   EXPECT_NE(e.find(dir + "/short.hair"), std::string::npos) << e;
   EXPECT_NE(e.find("strand 6 of 7 is the first whose points are missing"), std::string::npos) << e;
