@@ -26,7 +26,8 @@ void declareFrameworkParams(ParamSchema& schema) {
                  "(0 = not by time); the interval grows to 20 times the last checkpoint's duration, so "
                  "checkpoints take under 5% of the run");
   schema.addInt("run.checkpoint_keep", 2, Range::atLeast(1),
-                "how many most recent checkpoints to keep on disk");
+                "how many most recent checkpoints to keep on disk, counted over the whole run (after a "
+                "restart, the earlier segment's checkpoints count too)");
   schema.addString("run.restart", "",
                    "continue from this checkpoint file (written by an earlier run of the same scene); "
                    "'latest' = the newest checkpoint in the output directory");
