@@ -8,7 +8,8 @@
 //     der.simulate.steps_per_frame implicit steps of every strand, with prescribed root motion.
 // Strands are independent: each rank owns a contiguous, cost-balanced range of strands and solves
 // them on its own (one-rank linear algebra on the scene's backend), so per-strand results are
-// bitwise identical whatever the number of ranks.
+// bitwise identical whatever the number of ranks. The partition comes from the strand sizes alone
+// and each rank generates or reads only its own strands (docs/modules/der.md, "Several ranks").
 #include <Eigen/Geometry>
 #include <memory>
 #include <string>
