@@ -78,6 +78,7 @@ RunResult runSceneOnce(const SceneOptions& options) {
   log::setAllRanks(config.getBool("run.log_all_ranks"));
 
   const std::string moduleName = config.getString("module");
+  restartAllowList(config, schema);  // a bad run.restart_allow entry is an error in any run, not only a restart
   la::BackendPtr backend = la::createBackend(config);
   std::unique_ptr<Module> module = modules().get(moduleName).make();
 
