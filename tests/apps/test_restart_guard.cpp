@@ -14,11 +14,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "framework/io/hdf5_file.hpp"
+#include "framework/run/restart_guard.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
@@ -355,4 +357,18 @@ TEST(RestartGuard, ChecksumsHoldAcrossRankCounts) {
                           r.dir + "/np2_corrupt.log");
   EXPECT_NE(refused.status, 0) << refused.output;
   EXPECT_TRUE(has(refused.output, "dataset /impact_state is corrupted")) << refused.output;
+}
+
+// The allow list matches a key itself or a whole group, never a key that merely starts alike; the
+// fingerprint's lines keep values with newlines and backslashes intact.
+TEST(RestartGuard, AllowListMatchesKeysAndGroupsAndFingerprintRoundTrips) {
+  const std::vector<std::string> allow = {"run", "impact.sim.steps", "poisson.solver"};
+  EXPECT_TRUE(run::allowedToChange("run.checkpoint_every", allow));
+  EXPECT_TRUE(run::allowedToChange("impact.sim.steps", allow));
+  EXPECT_TRUE(run::allowedToChange("poisson.solver.rtol", allow));
+  EXPECT_FALSE(run::allowedToChange("impact.sim.steps_per_frame", allow));
+  EXPECT_FALSE(run::allowedToChange("runner", allow));
+  EXPECT_FALSE(run::allowedToChange("impact.sim.dt", allow));
+  const std::map<std::string, std::string> values = {{"a.b", "1"}, {"a.c", "x=y\\z\nw"}, {"d", ""}};
+  EXPECT_EQ(run::parseFingerprint(run::fingerprintText(values)), values);
 }
