@@ -22,6 +22,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The kinema binary of this build tree: tests land in <build>/tests, the CLI in <build>/bin.
+std::string kinemaBin() {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "bin" / "kinema").string();
+}
+
 struct Command {
   std::string where;  // file:line
   std::string text;   // the command as written
@@ -163,7 +168,7 @@ std::vector<std::string> checksFor(const std::string& text) {
     std::string cmd = "cd ";
     cmd += quoted(KINEMA_SOURCE_DIR);
     cmd += " && ";
-    cmd += quoted(KINEMA_BIN);
+    cmd += quoted(kinemaBin());
     cmd += " check";
     for (std::size_t i = 0; i < args.size(); ++i) {
       cmd += ' ';

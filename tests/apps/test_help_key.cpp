@@ -6,9 +6,15 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 namespace {
+
+// The kinema binary of this build tree: tests land in <build>/tests, the CLI in <build>/bin.
+std::string kinemaBin() {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "bin" / "kinema").string();
+}
 
 struct Result {
   int status = -1;
@@ -19,7 +25,7 @@ struct Result {
 // initialise MPI fails: help must not need it.
 Result kinema(const std::string& args) {
   const std::string cmd =
-      "env -i PATH=/usr/bin:/bin OPAL_PREFIX=/nonexistent " + std::string(KINEMA_BIN) + " " + args + " 2>&1";
+      "env -i PATH=/usr/bin:/bin OPAL_PREFIX=/nonexistent " + kinemaBin() + " " + args + " 2>&1";
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;

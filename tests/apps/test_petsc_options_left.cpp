@@ -13,6 +13,11 @@
 
 namespace {
 
+// The kinema binary of this build tree: tests land in <build>/tests, the CLI in <build>/bin.
+std::string kinemaBin() {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "bin" / "kinema").string();
+}
+
 struct Result {
   int status = -1;
   std::string output;  // stdout and stderr
@@ -37,14 +42,14 @@ const char* kWarning = "PETSc never used these options";
 // backend.petsc.options.
 Result poisson(const std::string& name, const std::string& options, const std::string& env = "") {
   const std::string dir = kinema::test::scratchDir("petsc_options_left_" + name);
-  std::string cmd = env + " " + std::string(KINEMA_BIN) + " run " + KINEMA_SOURCE_DIR +
+  std::string cmd = env + " " + kinemaBin() + " run " + KINEMA_SOURCE_DIR +
                     "/modules/poisson/scenes/demo.yaml --backend petsc --set poisson.n=4 --set poisson.levels=1"
                     " --output " + dir + "/out";
   if (!options.empty()) cmd += " --set 'backend.petsc.options=" + options + "'";
   return sh(cmd);
 }
 
-bool havePetsc() { return has(sh(std::string(KINEMA_BIN) + " list"), "petsc"); }
+bool havePetsc() { return has(sh(kinemaBin() + " list"), "petsc"); }
 
 TEST(PetscOptionsLeft, AnOptionPetscNeverReadIsNamed) {
   if (!havePetsc()) GTEST_SKIP() << "no petsc backend in this build";
@@ -81,7 +86,7 @@ TEST(PetscOptionsLeft, EnvironmentOptionsNeedTheSolverPrefix) {
 // kinema check makes no solver, so it reads no option and reports none.
 TEST(PetscOptionsLeft, CheckReportsNothing) {
   if (!havePetsc()) GTEST_SKIP() << "no petsc backend in this build";
-  const Result r = sh(std::string(KINEMA_BIN) + " check " + KINEMA_SOURCE_DIR +
+  const Result r = sh(kinemaBin() + " check " + KINEMA_SOURCE_DIR +
                       "/modules/poisson/scenes/demo.yaml --backend petsc --set 'backend.petsc.options=-ksp_bogus 1'");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_FALSE(has(r, kWarning)) << r.output;
