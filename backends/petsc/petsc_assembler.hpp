@@ -2,8 +2,9 @@
 // PetscAssembler: blocks are buffered during a cycle (local rows in one list, rows other ranks own
 // in one list per owner); end() sends the off-rank blocks to their owners (MPI_Alltoall of counts,
 // MPI_Alltoallv of indices and values), then every rank checks its blocks against its block pattern
-// (sorted block columns per owned block row). All inside: MatZeroEntries and MatSetValuesBlocked
-// into the preallocated Mat (a refill; the buffers keep their capacity, nothing is allocated). Any
+// (sorted block columns per owned block row). All inside: the blocks are summed into a block-CSR
+// value array of the pattern and set with one MatSetValuesBlocked (INSERT_VALUES) per owned block
+// row into the preallocated Mat (a refill; the buffers keep their capacity, nothing is allocated). Any
 // block outside on any rank: the pattern becomes the union of the old one and this cycle's blocks
 // and a new Mat is preallocated exactly from it (MatXAIJ CSR preallocation), counted as a build.
 #include <vector>
@@ -41,6 +42,10 @@ class PetscAssembler final : public MatrixAssembler {
   // Block pattern of the owned block rows: CSR over local block rows, global block columns.
   std::vector<std::int64_t> patPtr_;
   std::vector<GlobalIndex> patCols_;
+  // Values of the pattern, block row by block row, each row-oriented (bs x ncols*bs) as
+  // MatSetValuesBlocked takes it; and one row's PETSc block column indices.
+  std::vector<double> patVals_;
+  std::vector<PetscInt> rowCols_;
   // This cycle's blocks: (row, col) pairs and bs*bs values each. Capacity is kept across cycles.
   std::vector<GlobalIndex> localIJ_;
   std::vector<double> localVals_;
