@@ -151,12 +151,16 @@ AlmWorkspace& AlmOptimizer::bound() const {
   // same frames, initial rest state, mass, force model, p0, W and box.
   const ReferenceFrames* frames = &frames_;
   if (frames_.a1.empty()) {
-    w.frames_ = initialFrames(q_);
+    initialFrames(q_, w.frames_);
     frames = &w.frames_;
   }
+  // The kinematics of (q, frames) are computed once, into the model, and the rest state (when it
+  // is not given) is taken from them: bitwise restStateFrom(q, frames), which computes the same
+  // kinematics (computeKinematics, 4D curvature) again.
+  const RodKinematics& K = w.model_.setKinematics(q_, *frames);
   const RestState* rest0 = &rest0_;
   if (rest0_.restLength.empty()) {
-    w.rest0_ = restStateFrom(q_, *frames, material_, true);
+    restStateFrom(K, material_, true, w.rest0_);
     rest0 = &w.rest0_;
   }
   const std::vector<double>* mass = &massFree_;
@@ -168,7 +172,7 @@ AlmWorkspace& AlmOptimizer::bound() const {
   }
   // The model takes the scale of the rest state as given; p0 that of the synchronised copy (spec
   // 8.6), as the optimiser always did.
-  w.model_.rebuild(q_, *frames, material_.radius, rest0->restLength.at(0), stiffnessScale(*rest0), *mass, *fext);
+  w.model_.rebuild(material_.radius, rest0->restLength.at(0), stiffnessScale(*rest0), *mass, *fext);
   if (w.model_.vertices() != N_) return w;  // init() reports it
   if (rest0 != &w.rest0_) w.rest0_ = *rest0;
   synchronizeRestKappa(w.rest0_);

@@ -93,8 +93,18 @@ StrandForceModel::StrandForceModel(RodKinematics kinematics, double radius, doub
 void StrandForceModel::rebuild(const std::vector<double>& q, const ReferenceFrames& frames, double radius,
                                double restLength0, double scale, std::span<const double> massDiag,
                                std::span<const double> externalForce) {
+  setKinematics(q, frames);
+  rebuild(radius, restLength0, scale, massDiag, externalForce);
+}
+
+const RodKinematics& StrandForceModel::setKinematics(const std::vector<double>& q, const ReferenceFrames& frames) {
   computeKinematics(q, frames, kin_);
   N_ = kin_.N;
+  return kin_;
+}
+
+void StrandForceModel::rebuild(double radius, double restLength0, double scale, std::span<const double> massDiag,
+                               std::span<const double> externalForce) {
   radius_ = radius;
   lbar0_ = restLength0;
   s_ = scale;

@@ -60,6 +60,12 @@ class StrandForceModel {
   // strand of at least this size.
   void rebuild(const std::vector<double>& q, const ReferenceFrames& frames, double radius, double restLength0,
                double scale, std::span<const double> massDiag, std::span<const double> externalForce);
+  // rebuild() in two halves, for a caller that needs the kinematics before the rest (the
+  // optimiser's workspace derives the strand's rest state from them instead of computing them
+  // twice): setKinematics(q, frames) then rebuild(radius, ...) is bitwise rebuild(q, frames, ...).
+  const RodKinematics& setKinematics(const std::vector<double>& q, const ReferenceFrames& frames);
+  void rebuild(double radius, double restLength0, double scale, std::span<const double> massDiag,
+               std::span<const double> externalForce);
   int vertices() const { return N_; }
   int parameters() const { return parameterCount(N_); }
   int constraints() const { return constraintCount(N_); }

@@ -76,8 +76,13 @@ int vertexCount(const std::vector<double>& q) {
 }
 
 ReferenceFrames initialFrames(const std::vector<double>& q) {
-  const int N = vertexCount(q);
   ReferenceFrames f;
+  initialFrames(q, f);
+  return f;
+}
+
+void initialFrames(const std::vector<double>& q, ReferenceFrames& f) {
+  const int N = vertexCount(q);
   f.a1.resize(N - 1);
   f.tangent.resize(N - 1);
   f.refTwist.assign(N, 0.0);
@@ -94,7 +99,6 @@ ReferenceFrames initialFrames(const std::vector<double>& q) {
     f.a1[j] = orthonormalise(parallelTransport(f.a1[j - 1], f.tangent[j - 1], f.tangent[j]), f.tangent[j]);
   for (int i = 1; i < N - 1; ++i)
     f.refTwist[i] = referenceTwist(f.a1[i - 1], f.tangent[i - 1], f.a1[i], f.tangent[i], 0.0);
-  return f;
 }
 
 void transportFrames(ReferenceFrames& frames, const std::vector<double>& q) {

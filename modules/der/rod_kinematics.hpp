@@ -27,6 +27,9 @@ struct ReferenceFrames {
 
 // Space-parallel transport from a1^0 (any unit vector normal to t^0, chosen deterministically).
 ReferenceFrames initialFrames(const std::vector<double>& q);
+// The same frames written into `frames`, its storage reused (no allocation once it has held a
+// strand of at least this size): the optimiser's workspace recomputes them on every rebuild.
+void initialFrames(const std::vector<double>& q, ReferenceFrames& frames);
 // Time-parallel transport of `frames` to configuration q (updates a1, tangents, refTwist).
 void transportFrames(ReferenceFrames& frames, const std::vector<double>& q);
 

@@ -45,22 +45,27 @@ std::vector<double> gravityForce(const std::vector<double>& mass, const Vec3& gr
   return f;
 }
 
-RestState restStateFrom(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
-                        bool synchronizeKappa) {
-  const RodKinematics K = computeKinematics(q, frames, CurvatureModel::FourD);
+void restStateFrom(const RodKinematics& K, const Material& material, bool synchronizeKappa, RestState& rest) {
+  KINEMA_CHECK(K.model == CurvatureModel::FourD, "restStateFrom: the rest curvature is the 4D curvature");
   const int N = K.N;
-  RestState rest;
-  rest.restLength = K.length;
-  rest.restKappa = K.kappa;
+  rest.restLength.assign(K.length.begin(), K.length.end());
+  rest.restKappa.assign(K.kappa.begin(), K.kappa.end());
   if (synchronizeKappa)
     for (Vec4& k : rest.restKappa) {
       k[2] = k[0];
       k[3] = k[1];
     }
-  rest.restTwist = K.twist;
+  rest.restTwist.assign(K.twist.begin(), K.twist.end());
   rest.cStretch.assign(N - 1, material.cStretch);
   rest.cBend.assign(N, material.cBend);
   rest.cTwist.assign(N, material.cTwist);
+}
+
+RestState restStateFrom(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
+                        bool synchronizeKappa) {
+  const RodKinematics K = computeKinematics(q, frames, CurvatureModel::FourD);
+  RestState rest;
+  restStateFrom(K, material, synchronizeKappa, rest);
   return rest;
 }
 

@@ -26,5 +26,10 @@ std::vector<double> gravityForce(const std::vector<double>& mass, const Vec3& gr
 // q (or to an earlier configuration, see computeKinematics).
 RestState restStateFrom(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
                         bool synchronizeKappa = true);
+// The same rest state from kinematics already computed (K = computeKinematics(q, frames, FourD)),
+// written into `rest` (its storage reused): bitwise restStateFrom(q, frames, material, sync). The
+// optimiser's workspace computes the kinematics of a strand once for its force model and its rest
+// state (docs/modules/der.md, "Memory").
+void restStateFrom(const RodKinematics& K, const Material& material, bool synchronizeKappa, RestState& rest);
 
 }  // namespace kinema::der

@@ -175,4 +175,33 @@ TEST(DerWorkspace, SharedForwardWorkspaceGivesTheSeparateTrajectoriesBitwise) {
   }
 }
 
+TEST(DerWorkspace, InPlaceFramesAndRestStateAreBitwiseTheFreshOnes) {
+  // The workspace rebuilds frames and rest state into storage that last held another strand
+  // (here a larger one): bitwise initialFrames(q) and restStateFrom(q, frames).
+  const auto geometry = strands();
+  const Material m = material();
+  ReferenceFrames frames;
+  RestState rest;
+  RodKinematics K;
+  for (std::size_t i : {std::size_t{0}, std::size_t{4}, std::size_t{5}, std::size_t{3}}) {
+    const auto q = interleave(geometry[i]);
+    initialFrames(q, frames);
+    const ReferenceFrames fresh = initialFrames(q);
+    ASSERT_EQ(frames.a1.size(), fresh.a1.size());
+    EXPECT_EQ(std::memcmp(frames.a1.data(), fresh.a1.data(), fresh.a1.size() * sizeof(Vec3)), 0) << "strand " << i;
+    EXPECT_EQ(std::memcmp(frames.tangent.data(), fresh.tangent.data(), fresh.tangent.size() * sizeof(Vec3)), 0);
+    EXPECT_TRUE(bitwiseEqual(frames.refTwist, fresh.refTwist)) << "strand " << i;
+    computeKinematics(q, frames, K);
+    restStateFrom(K, m, true, rest);
+    const RestState ref = restStateFrom(q, fresh, m, true);
+    EXPECT_TRUE(bitwiseEqual(rest.restLength, ref.restLength)) << "strand " << i;
+    EXPECT_TRUE(bitwiseEqual(rest.restTwist, ref.restTwist)) << "strand " << i;
+    ASSERT_EQ(rest.restKappa.size(), ref.restKappa.size());
+    EXPECT_EQ(std::memcmp(rest.restKappa.data(), ref.restKappa.data(), ref.restKappa.size() * sizeof(Vec4)), 0);
+    EXPECT_TRUE(bitwiseEqual(rest.cStretch, ref.cStretch) && bitwiseEqual(rest.cBend, ref.cBend) &&
+                bitwiseEqual(rest.cTwist, ref.cTwist))
+        << "strand " << i;
+  }
+}
+
 }  // namespace kinema::der
