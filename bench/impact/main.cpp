@@ -1,8 +1,8 @@
-// bench_impact: the measurements of issue 6 for the impact module (specs/impact.md), side by side in
-// one run.
+// bench_impact: the measurements of issue 6 for the impact module (Vouga et al. 2017), side by side
+// in one run.
 //
 //  1. instant: every impact operator (the four Gauss-Seidel rules, coloured Jacobi, GR) with
-//     anti-locking off, eager and lazy on the spec's one-instant systems (scenes.hpp: cradle and
+//     anti-locking off, eager and lazy on the one-instant test systems (scenes.hpp: cradle and
 //     chains, wedges, parallel walls, two balls between walls, corner, mini-geyser, jammed box, hex
 //     patches, random rigid bodies): iterations, median time, how the loop ended; then, per scene,
 //     how often lineality is detected and what the detection costs as a fraction of the solve.
@@ -73,7 +73,7 @@ const std::vector<std::pair<AntiLockingMode, std::string>> kModes{
 struct InstantScene {
   std::string name;
   scenes::Scene s;
-  bool lineality;  // the spec says it holds implicit equalities (plain Algorithm 1/3/4 cannot end)
+  bool lineality;  // the scene holds implicit equalities (plain Algorithm 1/3/4 cannot end)
 };
 
 std::vector<InstantScene> instantScenes(bool quick) {

@@ -1,12 +1,12 @@
 #pragma once
 // The contact graph: bodies are vertices, contacts are edges. Two products:
 //
-// Islands (impact spec section 6.3): connected components, found by union-find, where static
-// bodies (infinite mass: ground, walls) never join components: a ball on the floor and another
-// ball on the floor are two islands, each an independent impact problem. Every dynamic body is in
-// exactly one island (a body without contacts is an island of its own, with no contacts); static
-// bodies are in none (island -1) and appear in an island only through its contacts. Islands are
-// numbered by their smallest body index, and each island's bodies and contacts are listed in
+// Islands (modules/impact/README.md, decision 17): connected components, found by union-find, where
+// static bodies (infinite mass: ground, walls) never join components: a ball on the floor and
+// another ball on the floor are two islands, each an independent impact problem. Every dynamic body
+// is in exactly one island (a body without contacts is an island of its own, with no contacts);
+// static bodies are in none (island -1) and appear in an island only through its contacts. Islands
+// are numbered by their smallest body index, and each island's bodies and contacts are listed in
 // ascending index, so the decomposition is a function of the input order alone.
 //
 // Colouring: a greedy colouring of the contacts, in contact-index order, with the smallest colour

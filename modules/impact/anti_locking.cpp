@@ -1,4 +1,4 @@
-// Anti-locking (Algorithm 2, spec §2.7): the projected problem for the resolver. See
+// Anti-locking (Algorithm 2, paper §4.1): the projected problem for the resolver. See
 // anti_locking.hpp for the representable / spread design.
 #include "modules/impact/anti_locking.hpp"
 
@@ -101,7 +101,7 @@ double projectIterate(const ProjectedProblem& problem, Eigen::VectorXd& v) {
   if (E.cols() == 0) return 0.0;
   const double removed = 0.5 * (E.transpose() * v).squaredNorm();  // ½‖Eᵀv‖², EᵀM⁻¹E = I
   if (E.cols() >= v.size()) {
-    v.setZero();  // Q̄ = {0}: P = 0 exactly (jammed box, spec §4.5)
+    v.setZero();  // Q̄ = {0}: P = 0 exactly (jammed box, test L11)
     return removed;
   }
   LinealityProjector(E, problem.Minv).projectVelocity(v);  // v <- v − M⁻¹E(Eᵀv)

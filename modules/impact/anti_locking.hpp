@@ -1,15 +1,15 @@
 #pragma once
-// Anti-locking (Algorithm 2 of Vouga et al. 2017, paper §4, §4.1; specs/impact.md §2.5-2.7, §2.12,
-// §8) wired into the resolver: the pieces the Resolver needs to run ANY ImpactOperator on the
-// projected problem (lines 3-7) and to map the result back.
+// Anti-locking (Algorithm 2 of Vouga et al. 2017, paper §4, §4.1, §7, §8; modules/impact/README.md,
+// decisions 12-13) wired into the resolver: the pieces the Resolver needs to run ANY ImpactOperator
+// on the projected problem (lines 3-7) and to map the result back.
 //
 // How the operator runs on the projected problem (design decision, see also the README notes in
 // resolver.hpp): operators take a concrete `const ImpactSystem&`, whose constraints touch at most
 // two bodies (Constraint::body is a std::array<int, 2>, no virtual interface). The projected
-// covector n̄_i = Pᵀn_i = n_i − E(EᵀM⁻¹n_i) (spec §2.7, covector form) generally spreads over every
+// covector n̄_i = Pᵀn_i = n_i − E(EᵀM⁻¹n_i) (README decision 10, covector form) generally spreads over every
 // body of the locked island, so it cannot always be stored there. Hence two paths:
 //
-//  * representable (the common case, every L* case of spec §4.5): each kept n̄_i touches at most two
+//  * representable (the common case, every L* case of README decision 19): each kept n̄_i touches at most two
 //    dynamic bodies after dropping round-off entries (|x| <= dropTolerance·‖n̄_i‖_∞). This holds
 //    whenever E is aligned with the DOFs the constraint touches (balls against walls, channel,
 //    geyser, jammed box: P zeroes locked coordinates) and also when the correction lands on the one
@@ -33,9 +33,9 @@ namespace kinema::impact {
 
 // ResolverOptions::antiLocking.
 enum class AntiLockingMode {
-  Off,    // Algorithm 1/3/4 only (the fast mode, spec §8); lineality hits the cap with a report
+  Off,    // Algorithm 1/3/4 only (the fast mode, paper §8); lineality hits the cap with a report
   Eager,  // Algorithm 2: detect (one LP when I = ∅) before every resolution
-  Lazy    // spec §2.7 [I]: K plain iterations first; detect only if they (or a cycle) do not end it
+  Lazy    // README decision 13: K plain iterations first; detect only if they (or a cycle) do not end it
 };
 std::string toString(AntiLockingMode mode);
 // "off" | "eager" | "lazy"; InputError otherwise.

@@ -1,7 +1,7 @@
 #pragma once
 // Detects a revisited velocity (up to round-off) over a sequence of iterates: the practical
 // symptom of non-termination (FIN fails), which for NORM..MOD operators means implicit equality
-// constraints (lineality, specs/impact.md 2.5). Keeps the last `window` iterates in a ring buffer
+// constraints (lineality, the paper's Sec. 4). Keeps the last `window` iterates in a ring buffer
 // allocated once. A scalar signature ⟨g, v⟩_M with a fixed pseudo-random g filters candidates:
 // ‖v − u‖_M ≤ τ implies |⟨g, v − u⟩_M| ≤ ‖g‖_M τ, so no revisit is missed and push() costs
 // O(d + window) unless a candidate passes. Nothing is allocated after reset().

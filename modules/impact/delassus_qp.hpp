@@ -1,11 +1,11 @@
 #pragma once
 // The bound-constrained QP kernel shared by Generalized Reflections and the inelastic LCP
-// (specs/impact.md 2.3, 2.10, 6.2):
+// (the paper's Algorithm 4 and Sec. 6.2; modules/impact/README.md, decision 4):
 //     min_λ ½ λᵀAλ + λᵀc   s.t.  λ_i ≥ 0 (i in the active set),  λ_i = 0 (otherwise),
 // with the Delassus operator A = NᵀM⁻¹N applied matrix-free (2 sparse products and a block-diagonal
 // apply), solved by the framework's MPRGP over the la layer (one rank), then checked against the
 // KKT conditions of the LCP 0 ≤ λ ⊥ Aλ + c ≥ 0 and polished by exact active-set solves on the
-// free set (specs 2.12 [I]: a relative KKT residual with exact complementarity).
+// free set (README decision 4: a relative KKT residual with exact complementarity).
 #include <memory>
 #include <vector>
 

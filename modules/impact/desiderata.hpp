@@ -1,5 +1,5 @@
 #pragma once
-// The desiderata of paper section 2 (specs/impact.md 1.5, 2.12) as executable checks of one
+// The desiderata of paper section 2 (and their ϵ-forms of section 7) as executable checks of one
 // application q̇ → q̇⁺ = R(q̇) with reported impulses λ. Usable on any operator, a user's included.
 //   NORM  q̇⁺ − q̇ = M⁻¹Nλ           (residual ‖q̇⁺ − q̇ − M⁻¹Nλ‖_M / ‖q̇‖_M)
 //   KIN   ‖q̇⁺‖_M = ‖q̇‖_M          (relative change of ‖·‖²_M)
@@ -40,7 +40,7 @@ DesiderataReport checkDesiderata(const ImpactSystem& system, const Eigen::Vector
                                  const DesiderataTolerances& tol = {});
 
 // NORM without a reported λ: the least-squares residual min_λ ‖q̇⁺ − q̇ − M⁻¹Nλ‖_M / ‖q̇‖_M
-// (dense; tests, spec T-NORM).
+// (dense; tests, T-NORM).
 double leastSquaresNormResidual(const ImpactSystem& system, const Eigen::VectorXd& before,
                                 const Eigen::VectorXd& after);
 

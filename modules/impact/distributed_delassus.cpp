@@ -10,7 +10,7 @@ namespace kinema::impact {
 
 namespace {
 
-// Lower-id dynamic body of a constraint (its owner's body, specs 6.3).
+// Lower-id dynamic body of a constraint (its owner's body, README decision 15).
 int ownerBody(const Constraint& c) {
   int b = -1;
   for (int s = 0; s < 2; ++s)

@@ -1,8 +1,8 @@
 #pragma once
 // The contact Jacobian N, the mass operator and the Delassus operator A = NᵀM⁻¹N of one large
-// island distributed over the ranks of a communicator (specs/impact.md 6.1-6.3), written over the
-// abstract la layer so that it runs on any backend that can hold distributed objects (petsc,
-// trilinos; eigen at one rank only).
+// island distributed over the ranks of a communicator (modules/impact/README.md, decision 15),
+// written over the abstract la layer so that it runs on any backend that can hold distributed
+// objects (petsc, trilinos; eigen at one rank only).
 //
 // Decomposition (the design decision of this file):
 //  * The ImpactSystem is replicated: every rank holds the same system (bodies, constraints,
@@ -12,7 +12,7 @@
 //    vectors (q̇, M⁻¹Nλ) live on a scalar IndexMap over the DOFs, renumbered so that each rank's
 //    bodies are one contiguous range: owned DOFs of owned bodies, plus ghost DOFs of every body
 //    touched by an owned constraint.
-//  * Each constraint (λ entry) is owned by the rank of its lower-id dynamic body (specs 6.3); the
+//  * Each constraint (λ entry) is owned by the rank of its lower-id dynamic body (README decision 15); the
 //    λ space is a scalar IndexMap renumbered by (owner rank, constraint id).
 //  * A x = Nᵀ(M⁻¹(N x)) matrix-free: u = Σ_{owned i} (M⁻¹n_i) x_i into the velocity vector with
 //    ghosts (M⁻¹ is block diagonal, so M⁻¹N has N's sparsity and is precomputed per constraint),

@@ -1,6 +1,6 @@
 #pragma once
-// Generalized Reflections (specs/impact.md 2.3, paper Algorithm 4) for ONE large island whose QP is
-// distributed over MPI ranks (specs 6.3 "large islands"): the same outer loop as
+// Generalized Reflections (the paper's Sec. 2 and Algorithm 4) for ONE large island whose QP is
+// distributed over MPI ranks (README decision 15): the same outer loop as
 // Resolver + GeneralizedReflections (violated set V = {i : n_iᵀq̇ < −ϵ‖q̇‖_M}, the GR-QP
 //     min_{λ ≥ 0 on V, λ = 0 off V} ½λᵀAλ + λᵀ(2Nᵀq̇),   A = NᵀM⁻¹N,
 // q̇ ← q̇ + M⁻¹Nλ, renormalisation q̇ ← (‖q̇_0‖_M/‖q̇‖_M) q̇), with every vector distributed

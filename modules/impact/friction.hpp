@@ -1,12 +1,12 @@
 #pragma once
 // One-way coupled Coulomb friction after the frictionless impact solve (paper sections 6.3, 8;
-// specs/impact.md 2.11): the normal impulses are final and bound the tangential ones,
-// ‖f_k‖ ≤ μ P_k, but friction does not feed back into the normal solve, so (FIN) of the
-// frictionless resolution is kept. Per contact (Gauss-Seidel over contacts), the tangential
-// impulse that stops sliding, f = −W⁻¹u (u: tangential relative velocity, W = G_tᵀM⁻¹G_t), is
-// scaled radially into the Coulomb disk. Radial scaling of the sticking impulse never adds energy
-// (ΔE = (s²/2 − s) uᵀW⁻¹u ≤ 0 for s ∈ [0, 1]), which a nearest-point projection in an anisotropic
-// W would not guarantee.
+// modules/impact/README.md, decision 6): the normal impulses are final and bound the tangential
+// ones, ‖f_k‖ ≤ μ P_k, but friction does not feed back into the normal solve, so (FIN) of the
+// frictionless resolution is kept. Per contact (Gauss-Seidel over contacts), the tangential impulse
+// that stops sliding, f = −W⁻¹u (u: tangential relative velocity, W = G_tᵀM⁻¹G_t), is scaled
+// radially into the Coulomb disk. Radial scaling of the sticking impulse never adds energy (ΔE =
+// (s²/2 − s) uᵀW⁻¹u ≤ 0 for s ∈ [0, 1]), which a nearest-point projection in an anisotropic W would
+// not guarantee.
 #include "modules/impact/impact_system.hpp"
 
 namespace kinema::impact {

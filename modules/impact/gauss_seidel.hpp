@@ -1,6 +1,6 @@
 #pragma once
-// Pairwise Gauss-Seidel (specs/impact.md 2.1, paper eq. (1)): pick one violated constraint i and
-// reflect, R(q̇) = q̇ − 2(n_iᵀq̇) M⁻¹n_i, λ_i = −2 n_iᵀq̇ > 0. Satisfies NORM..MOD for every
+// Pairwise Gauss-Seidel (the paper's Sec. 2, Eq. (1), and Sec. 3): pick one violated constraint i
+// and reflect, R(q̇) = q̇ − 2(n_iᵀq̇) M⁻¹n_i, λ_i = −2 n_iᵀq̇ > 0. Satisfies NORM..MOD for every
 // selection rule, hence FIN without implicit equalities (paper Thm 5.4).
 #include <random>
 
@@ -18,8 +18,8 @@ enum class Selection {
 class PairwiseGaussSeidel : public ImpactOperator {
  public:
   // `restitution` c_r < 1 gives the naive dissipative model R(q̇) = q̇ − (1+c_r)(n_iᵀq̇)M⁻¹n_i of
-  // specs 2.10, which breaks (KIN) and shows inelastic collapse (paper section 6.1, Fig. 8); it is
-  // here as the negative example the restitution blend (restitution.hpp) replaces.
+  // (not the paper's operator), which breaks (KIN) and shows inelastic collapse (paper section 6.1,
+  // Fig. 8); it is here as the negative example the restitution blend (restitution.hpp) replaces.
   explicit PairwiseGaussSeidel(Selection rule = Selection::Lexicographic, std::uint64_t seed = 1,
                                double restitution = 1.0);
   std::string name() const override;

@@ -1,5 +1,5 @@
 #pragma once
-// Generalized Reflections (Smith et al. 2012; specs/impact.md 2.3, paper Algorithm 4 line 9):
+// Generalized Reflections (Smith et al. 2012; the paper's Sec. 2 and Algorithm 4, line 9):
 // every currently violated constraint V at once,
 //     λ = argmin_{λ ≥ 0} ½ λᵀ(N_VᵀM⁻¹N_V)λ + λᵀ(2N_Vᵀq̇)        (GR-LCP)
 //     q̇⁺ = q̇ + M⁻¹N_V λ  = 2v* − q̇,   v* the inelastic M-projection onto {N_Vᵀv ≥ 0}.

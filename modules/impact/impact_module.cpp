@@ -19,7 +19,7 @@ void ImpactModule::declare(ParamSchema& schema) {
   schema.addChoice("impact.scene.type", "cradle",
                    {"cradle", "pool_break", "wedge", "geyser", "jammed_box", "pile", "box_drop", "balls"},
                    "the bodies: cradle (Newton's cradle of `count` balls), pool_break (a rack of `rows` rows and a "
-                   "cue ball), wedge (Fig. 3: a ball in a wedge of `angle_degrees`), geyser (spec 4.6 mini-geyser), "
+                   "cue ball), wedge (Fig. 3: a ball in a wedge of `angle_degrees`), geyser (the mini-geyser, our stand-in for Fig. 1), "
                    "jammed_box (a rows x rows block filling a box), pile (`count` balls dropped into a box of "
                    "`width`), box_drop (`count` rigid boxes onto a floor), balls (the explicit lists `balls`, `planes`)");
   schema.addInt("impact.scene.dimension", 2, Range::closed(2, 3), "2: discs in the plane, 3: spheres (cradle, pile)");
@@ -33,7 +33,7 @@ void ImpactModule::declare(ParamSchema& schema) {
   schema.addReal("impact.scene.angle_degrees", 10.0, Range::open(0.0, 180.0), "opening angle θ of the wedge");
   schema.addBool("impact.scene.symmetric", true, "geyser: projectile touching both plug balls (else one, at 20 deg)");
   schema.addReal("impact.scene.gap", 0.0, Range::nonNegative(),
-                 "geyser: the right wall at x = 4r + gap (0: the plug is jammed, spec 4.6a/b; 0.001: 4.6c)");
+                 "geyser: the right wall at x = 4r + gap (0: the plug is jammed; 0.001: it is not)");
   schema.addReal("impact.scene.width", 10.0, Range::positive(), "pile: inner width of the box");
   schema.addReal("impact.scene.spacing", 0.05, Range::nonNegative(), "pile: lattice gap as a fraction of 2r");
   schema.addReal("impact.scene.jitter", 0.02, Range::closed(0.0, 0.5),

@@ -1,6 +1,6 @@
 #pragma once
 // Module `impact`: time stepping of balls and rigid bodies with simultaneous impact resolution
-// (specs/impact.md; the step is documented in sim_stepper.hpp). The scene is a generator selected
+// (Vouga et al. 2017; the step is documented in sim_stepper.hpp). The scene is a generator selected
 // by impact.scene.type (cradle, pool_break, wedge, geyser, jammed_box, pile, box_drop) or an
 // explicit ball list (balls); the resolver options live under impact.resolver (impact_params.hpp).
 // Every rank holds all bodies; islands are resolved on the rank they are assigned to and the

@@ -33,7 +33,7 @@ NamedRegistry<ImpactOperatorEntry>& impactOperators() {
     r.add({"gs-cyclic", "pairwise Gauss-Seidel (eq. 1), cyclic sweeps over the constraints",
            gs(Selection::CyclicSweep)});
     r.add({"jacobi-naive",
-           "all violated reflections from one velocity, summed; breaks KIN (negative example, spec 2.2)",
+           "all violated reflections from one velocity, summed; breaks KIN (negative example, README decision 5)",
            [](const OperatorOptions&) -> ImpactOperatorPtr { return std::make_unique<NaiveJacobi>(); }});
     r.add({"jacobi-colored",
            "simultaneous reflections within one colour of body-disjoint constraints (= a GS sequence)",

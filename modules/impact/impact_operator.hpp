@@ -1,5 +1,5 @@
 #pragma once
-// The impact operator R = R_N^i : TQ -> TQ of Algorithm 1 (specs/impact.md 1.4): one application
+// The impact operator R = R_N^i : TQ -> TQ of the paper's Algorithm 1 (Secs. 1-2): one application
 // maps q̇_i to q̇_{i+1} = q̇_i + M⁻¹Nλ and reports the impulses λ it applied, so that the
 // desiderata (NORM, KIN, ONE, VIO, MOD; desiderata.hpp) can be checked on any operator, built-in
 // or a user's own. Operators are registered by name (impactOperators()).
@@ -18,10 +18,10 @@ namespace kinema::impact {
 struct StepContext {
   long iteration = 0;     // i in q̇_{i+1} = R(q̇_i); 0 starts a new resolution
   // Constraint i counts as violated iff n_iᵀq̇ < −threshold. Exact mode: 0. Relaxed mode
-  // (Algorithms 3/4): ϵ‖q̇_i‖_M (specs 2.12).
+  // (Algorithms 3/4): ϵ‖q̇_i‖_M (paper §7).
   double threshold = 0.0;
   // Optional: Nᵀq̇ for the q̇ handed to apply() (the resolver keeps it up to date incrementally,
-  // specs 6.2). Null: the operator computes what it needs itself.
+  // README decision 4). Null: the operator computes what it needs itself.
   const Eigen::VectorXd* s = nullptr;
 };
 
@@ -54,7 +54,7 @@ Eigen::VectorXd applyOnce(ImpactOperator& op, const ImpactSystem& system, Eigen:
 // Options every built-in operator reads (unused ones are ignored).
 struct OperatorOptions {
   std::uint64_t seed = 1;        // random selection
-  double qpTolerance = 1e-13;    // GR / inelastic QP: KKT residual relative to ‖q̇‖_M (specs 2.12 [I])
+  double qpTolerance = 1e-13;    // GR / inelastic QP: KKT residual relative to ‖q̇‖_M (README decision 4)
   // MPRGP stops at this projected gradient (relative); an exact active-set polish then brings the
   // KKT residual to qpTolerance (MPRGP alone stalls near round-off on singular A).
   double mprgpTolerance = 1e-10;

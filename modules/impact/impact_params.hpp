@@ -10,7 +10,7 @@
 
 namespace kinema::impact {
 
-// ResolverOptions with anti-locking on (lazy, K = 1000; the default-safe mode of spec 8):
+// ResolverOptions with anti-locking on (lazy, K = 1000; README decision 18):
 // Algorithm 2's guarantee at no cost when the plain loop terminates within K iterations, and results
 // identical to Algorithms 1/3/4 whenever I = ∅ (resolver.hpp, anti_locking.hpp). The default of the
 // scene parameters (ImpactParams, the schema); ResolverOptions{} itself stays off so that library
@@ -26,7 +26,7 @@ inline ResolverOptions defaultSafeResolverOptions() {
 struct ImpactParams {
   std::string op = "gr";       // a name in impactOperators()
   OperatorOptions operatorOptions;
-  // Anti-locking lazy by default (spec 8: the default-safe mode), see defaultSafeResolverOptions.
+  // Anti-locking lazy by default (README decision 18), see defaultSafeResolverOptions.
   ResolverOptions resolver = defaultSafeResolverOptions();
   double restitution = 1.0;    // c_r of the paper's section 6.2 blend
   FrictionOptions friction;

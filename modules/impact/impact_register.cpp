@@ -9,7 +9,7 @@ namespace kinema {
 void registerModule_impact() {
   run::modules().add({"impact",
                       "balls and rigid bodies with guaranteed-termination simultaneous impact resolution "
-                      "(specs/impact.md): cradle, pool break, wedge, geyser, jammed box, granular pile",
+                      "(Vouga et al. 2017): cradle, pool break, wedge, geyser, jammed box, granular pile",
                       &impact::ImpactModule::declare, [] { return std::make_unique<impact::ImpactModule>(); }});
 }
 }  // namespace kinema

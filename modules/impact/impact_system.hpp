@@ -1,5 +1,5 @@
 #pragma once
-// The simultaneous-impact problem at one frozen instant (specs/impact.md 1.1-1.2, paper section 2):
+// The simultaneous-impact problem at one frozen instant (paper section 2):
 // bodies owning blocks of the generalised velocity q̇ (d entries in all), the block-diagonal mass
 // matrix M with its inverse blocks precomputed, and the active constraint gradients n_i (the
 // columns of N, d x m), each touching at most two bodies and normalised to n_iᵀM⁻¹n_i = 1 (norm).
@@ -15,7 +15,7 @@ enum class BodyKind {
   Ball2D,   // point mass in the plane: 2 DOFs (x, y), M = m I2          [P section 2, footnote 2]
   Ball3D,   // point mass in space: 3 DOFs, M = m I3
   Rigid3D,  // 6 DOFs (linear v, angular ω), M = diag(m I3, I_world)    [P section 2]
-  Static    // no DOFs, M⁻¹ = 0 (walls, infinite-mass objects)          [specs 1.2]
+  Static    // no DOFs, M⁻¹ = 0 (walls, infinite-mass objects)          [paper §2]
 };
 
 // Largest DOF block of one body (a 3D rigid body).
@@ -65,10 +65,10 @@ class ImpactSystem {
 
   // A raw constraint gradient given per body (gA on body a's DOFs, gB on b's; b = -1 for none).
   // It is normalised to (norm); returns the constraint index, or -1 if n^T M^-1 n = 0 (dropped,
-  // e.g. static against static, specs 1.2 [I]).
+  // e.g. static against static, README decision 11).
   int addConstraint(int a, const Eigen::VectorXd& gA, int b = -1, const Eigen::VectorXd& gB = {});
   // A contact at `point` with unit normal ν pointing from body a to body b (either may be -1 or a
-  // static body, meaning the world). Gradient of specs 1.2 [D]:
+  // static body, meaning the world). Contact gradient (paper §2):
   //   n = [ −ν ; −(p−x_a)×ν ] on a,  [ +ν ; (p−x_b)×ν ] on b  (balls use the linear part only).
   // 2D balls use the (x, y) components of ν. `normal` is normalised here.
   int addContact(int a, int b, const Eigen::Vector3d& point, const Eigen::Vector3d& normal);

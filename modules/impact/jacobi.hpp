@@ -1,5 +1,6 @@
 #pragma once
-// Jacobi-style simultaneous pairwise updates (specs/impact.md 2.2, not in the paper).
+// Jacobi-style simultaneous pairwise updates, not in the paper (modules/impact/README.md,
+// decision 5).
 #include "modules/impact/impact_operator.hpp"
 
 namespace kinema::impact {

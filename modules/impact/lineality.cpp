@@ -1,4 +1,4 @@
-// Lineality detection (spec §2.5-2.6) and the anti-locking projection (spec §2.7). See
+// Lineality detection (paper §4; README decisions 7-9) and the anti-locking projection (§4.1). See
 // lineality.hpp for the formulations and the tolerance model.
 #include "modules/impact/lineality.hpp"
 
@@ -42,7 +42,7 @@ namespace {
 constexpr double inf = LinearProgram::inf;
 
 // M⁻¹ = L Lᵀ, factored block by block: M⁻¹ is block diagonal in practice (one block per body,
-// spec §6.1), so the blocks are the connected components of its nonzero pattern and a dense
+// block diagonal), so the blocks are the connected components of its nonzero pattern and a dense
 // Cholesky of the whole d x d matrix (O(d³)) is avoided. Lower-triangular L within each block.
 class BlockCholesky {
  public:
@@ -171,7 +171,7 @@ Whitened whiten(const Eigen::MatrixXd& N, const Eigen::MatrixXd& Minv) {
       throw InputError(str("constraint ", j, " has a zero gradient (n_", j,
                            "^T M^-1 n_", j, " = 0): drop static-static contacts before detection"));
   }
-  // ñ = Lᵀ n, then unit columns (the normalisation (norm) of spec §1.1, in whitened form).
+  // ñ = Lᵀ n, then unit columns (the normalisation (norm) of paper §2, in whitened form).
   w.Nt = N;
   w.chol.applyLt(w.Nt);
   for (Eigen::Index j = 0; j < N.cols(); ++j) {
@@ -246,7 +246,7 @@ void addGradientRows(LinearProgram& lp, const Eigen::MatrixXd& Nt, int tIndex, d
   }
 }
 
-// LP-1 (spec §2.6): maximize t s.t. ñ_iᵀu >= t, |u_k| <= 1, t <= 1. Returns t* and u*.
+// LP-1 (README decisions 7-8): maximize t s.t. ñ_iᵀu >= t, |u_k| <= 1, t <= 1. Returns t* and u*.
 double solveLp1(LpRunner& solver, const Eigen::MatrixXd& Nt, Eigen::VectorXd& u,
                 LinealityResult& res) {
   const int d = static_cast<int>(Nt.rows());
@@ -262,7 +262,7 @@ double solveLp1(LpRunner& solver, const Eigen::MatrixXd& Nt, Eigen::VectorXd& u,
   return res.lp1Value;
 }
 
-// LP-2 (spec §2.6), with an ℓ1 slack for round-off:
+// LP-2 (README decision 8), with an ℓ1 slack for round-off:
 //   maximize Σ s_i  s.t.  s_i <= λ_i, 0 <= s_i <= 1, λ >= 0,
 //                         −r_k <= (Ñλ)_k <= r_k, r >= 0, Σ_k r_k <= θ Σ_i s_i.
 // For θ = 0 this is Ñλ = 0, whose solution set is a convex cone, so one λ has λ_i >= 1 on all of
@@ -316,8 +316,8 @@ std::vector<int> solveLp2(LpRunner& solver, const Eigen::MatrixXd& Nt, double th
   return I;
 }
 
-// Support & Shave (spec §2.6; after López 2011, reconstructed). One LP of size d, re-used with the
-// objective ñ_iᵀu for each undecided i:
+// Support & Shave (README decision 9; after López 2011, reconstructed). One LP of size d, re-used
+// with the objective ñ_iᵀu for each undecided i:
 //     v_i = max{ ñ_iᵀu : Ñᵀu >= 0, ‖u‖_∞ <= 1 } = min_{y >= 0} ‖ñ_i + Ñy‖_1     (LP duality)
 // and i ∈ I_θ ⟺ v_i <= θ ("−n_i ∈ pos(N)" up to θ in the whitened ℓ1 norm; θ = 0: exactly I).
 //   v_i <= θ : i is implicit ("support"), and so is every k with dual multiplier y_k >= 1, since

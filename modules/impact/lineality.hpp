@@ -1,13 +1,14 @@
 #pragma once
 // Lineality (implicit-equality) detection and the anti-locking projection of Algorithm 2
-// (Vouga et al. 2017, paper §4, §4.1; specs/impact.md §2.5-2.7, §2.12).
+// (Vouga et al. 2017, paper §4, §4.1, §7;
+// modules/impact/README.md, decisions 7-10).
 //
 // Given the normalised constraint gradients N = [n_1 ... n_m] (d x m) and M^-1 (d x d SPD), find
 //
-//   the implicit-equality set  𝔹 = I = { i : ∃ λ >= 0, N λ = 0, λ_i > 0 }          (spec §2.5)
-//   and a basis E (d x r) of L = span{ n_i : i ∈ I } with Eᵀ M⁻¹ E = I_r             (spec §2.6)
+//   the implicit-equality set  𝔹 = I = { i : ∃ λ >= 0, N λ = 0, λ_i > 0 }          (paper §4)
+//   and a basis E (d x r) of L = span{ n_i : i ∈ I } with Eᵀ M⁻¹ E = I_r             (decision 7)
 //
-// then project (spec §2.7, §6.2, with E M⁻¹-orthonormal so (EᵀM⁻¹E)⁺ = I):
+// then project (paper §4.1, README decision 10, with E M⁻¹-orthonormal so (EᵀM⁻¹E)⁺ = I):
 //
 //   velocities   P q̇  = q̇ − M⁻¹E (Eᵀ q̇)          (Algorithm 2 line 3)
 //   covectors    Pᵀn  = n − E (EᵀM⁻¹ n)           (lines 5-7, the consistent covector form)
@@ -16,20 +17,20 @@
 //
 // All LPs are posed in whitened coordinates: with M⁻¹ = L Lᵀ (Cholesky), ñ_i = Lᵀ n_i and a velocity
 // w = L u, we have n_iᵀw = ñ_iᵀu, ‖n_i‖_{M⁻¹} = ‖ñ_i‖_2 and ‖w‖_M = ‖u‖_2, so the LP data are unit
-// vectors and the box |u_k| <= 1 is the polyhedral stand-in for the M-ball of spec §2.12 (LP-1's
+// vectors and the box |u_k| <= 1 is the polyhedral stand-in for the M-ball of paper §7 (LP-1's
 // S = L⁻¹). I is invariant under this change of variables (Ñλ = 0 ⟺ Nλ = 0).
 //
 // Tolerance model. θ = epsilon + lpTolerance. By LP duality, for each constraint i
 //   v_i := max{ ñ_iᵀu : Ñᵀu >= 0, ‖u‖_∞ <= 1 } = min_{y >= 0} ‖ñ_i + Ñy‖_1,
-// the whitened ℓ1 distance of −n_i from pos(N); v_i = 0 ⟺ i ∈ I (spec §2.5, characterisation 2).
-//   I_θ := { i : v_i <= θ }      (spec §2.12: "i is ϵ-implicit iff max{n_iᵀw : Nᵀw >= 0, ‖w‖ <= 1} <= ϵ",
+// the whitened ℓ1 distance of −n_i from pos(N); v_i = 0 ⟺ i ∈ I (paper §4).
+//   I_θ := { i : v_i <= θ }      (paper §7: "i is ϵ-implicit iff max{n_iᵀw : Nᵀw >= 0, ‖w‖ <= 1} <= ϵ",
 //                                 with the box for the M-ball).
 // LP-1 value t* = max_{‖u‖_∞<=1} min_i ñ_iᵀu = min_{λ>=0, 1ᵀλ=1} ‖Ñλ‖_1 <= v_i/(1+1ᵀy), so t* > θ
 // proves I_θ = ∅ (the one-LP common case). Support & Shave computes I_θ exactly by its definition.
 // LP-2 is for exact detection (epsilon = 0): its ℓ1 slack θ·(count) returns I_θ up to constraints
 // with v_i within a factor 2m of θ = lpTolerance, i.e. up to LP round-off (see lineality.cpp).
 // epsilon = 0 is exact detection (lpTolerance absorbs LP round-off only); epsilon > 0 is the
-// approximate lineality of paper §7. Caveat (the two notions of spec §2.12 differ): a cone can be
+// approximate lineality of paper §7. Caveat (the two notions of paper §7 differ): a cone can be
 // narrower than ϵ (t* <= θ) without any single constraint within ϵ of −pos(N) (e.g. a wedge of
 // width between ϵ and 2ϵ); then I_θ = ∅ and `narrowCone` is set, and the caller may raise ϵ.
 // A set declared free has a certificate u with ñ_iᵀu > θ‖u‖_∞ >= θ‖u‖_2/√d, i.e.
@@ -42,7 +43,7 @@
 
 namespace kinema::impact {
 
-// The LP formulation of spec §2.6.
+// The LP formulation (README decisions 7-9).
 enum class LinealityMethod {
   // LP-1 (d+1 variables, m rows); only if t* <= θ, one LP-2 for I (epsilon > 0: the Support & Shave
   // stage instead, as LP-2 is exact only). 1 LP when I = ∅, else 2 (epsilon = 0).
@@ -50,7 +51,7 @@ enum class LinealityMethod {
   // LP-2 alone (2m + d variables, m + 2d + 1 rows): I in one solve always; no certificate;
   // epsilon = 0 only.
   lp2,
-  // Support & Shave (after López 2011, reconstructed, spec §2.6): LP-1, then per-constraint LPs of
+  // Support & Shave (after López 2011, reconstructed, README decision 9): LP-1, then per-constraint LPs of
   // size d (v_i above); each one "shaves" every constraint its optimal u separates (ñ_kᵀu > θ: not
   // implicit) and "supports" i and every constraint with dual multiplier >= 1 (implicit).
   // At most m + 1 <= 2m LPs; 1 when I = ∅.
@@ -62,14 +63,14 @@ LinealityMethod linealityMethodFromString(const std::string& name);
 
 struct LinealityOptions {
   LinealityMethod method = LinealityMethod::lp1ThenLp2;
-  // ϵ of paper §7 (spec §2.12): a constraint whose −n_i is within θ = ϵ + lpTolerance of pos(N)
+  // ϵ of paper §7: a constraint whose −n_i is within θ = ϵ + lpTolerance of pos(N)
   // (v_i <= θ, tolerance model above) is treated as implicit. 0 = exact detection. Algorithm 2
   // run with Algorithm 3/4 should pass its own ϵ. Not with method lp2.
   double epsilon = 0.0;
-  // τ_lin: margin for LP round-off, added to epsilon (spec §2.6: "a small multiple of the LP
-  // feasibility tolerance"). The LP data are O(1) (unit ñ_i, |u_k| <= 1) and solved to feasibility
+  // τ_lin: margin for LP round-off, added to epsilon (README decision 8: 10x the LP
+  // feasibility tolerance). The LP data are O(1) (unit ñ_i, |u_k| <= 1) and solved to feasibility
   // 1e-9 (LpOptions), so 10x that separates "0 up to the LP" from a real cone width, while the
-  // rounding in ñ is ~d ε_mach ≈ 1e-15 (§2.13). The user ϵ of §2.12 (1e-10 .. 1e-8, √ε_mach ≈ 1.5e-8
+  // rounding in ñ is ~d ε_mach ≈ 1e-15 (paper App. A). The user ϵ of §7 (1e-10 .. 1e-8, √ε_mach ≈ 1.5e-8
   // being the proof-driven scale) is added on top, so ϵ = 1e-8 gives θ = 2e-8.
   double lpTolerance = 1e-8;
   // Rank tolerance for the basis E (pivoted QR of the unit columns ñ_i, i ∈ I): |R_kk| <= tol
@@ -77,7 +78,7 @@ struct LinealityOptions {
   // stays far below vanishTolerance, so every i ∈ I is removed by projectConstraints.
   double rankTolerance = 1e-10;
   // Line 6 of Algorithm 2: a projected gradient with ‖Pᵀn_i‖_{M⁻¹} <= vanishTolerance ‖n_i‖_{M⁻¹}
-  // has vanished (spec §2.7 [I]: a tolerance instead of exact zero).
+  // has vanished (a tolerance instead of exact zero).
   double vanishTolerance = 1e-8;
   // Forwarded to solvers::makeLpSolver.
   solvers::LpOptions lp;
@@ -92,8 +93,8 @@ struct LinealityResult {
   LinealityMethod method = LinealityMethod::lp1ThenLp2;
   double threshold = 0.0;  // θ = epsilon + lpTolerance
   // LP-1 (if solved): t* (box-normalised), and, when t* > θ, the strictly feasible certificate
-  // w = L u* (Nᵀw >= t* componentwise; usable as the w of Lemma 5.1, spec §2.4 / T-CERT) with its
-  // exact margin min_i n_iᵀw / (‖n_i‖_{M⁻¹}‖w‖_M) (a lower bound on the M-ball width t*_ϵ of §2.12).
+  // w = L u* (Nᵀw >= t* componentwise; usable as the w of Lemma 5.1 / T-CERT) with its
+  // exact margin min_i n_iᵀw / (‖n_i‖_{M⁻¹}‖w‖_M) (a lower bound on the M-ball width t*_ϵ of paper §7).
   bool lp1Solved = false;
   double lp1Value = 0.0;
   Eigen::VectorXd certificate;
@@ -126,7 +127,7 @@ struct ProjectedConstraints {
   std::vector<double> relNorm;   // per original constraint: ‖Pᵀn_i‖_{M⁻¹} / ‖n_i‖_{M⁻¹}
 };
 
-// The M-orthogonal projector onto Q̄ = ker Eᵀ (spec §2.7, closed forms of §6.2) for an
+// The M-orthogonal projector onto Q̄ = ker Eᵀ (paper §4.1; README decision 10) for an
 // M⁻¹-orthonormal E. Holds E and M⁻¹E; the in-place applies do not allocate (they share an
 // r-vector of scratch, so one projector must not be used from two threads at once).
 class LinealityProjector {

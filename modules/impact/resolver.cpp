@@ -75,7 +75,7 @@ ResolveResult Resolver::run(const ImpactSystem& system, ImpactOperator& op, cons
   double kwMark = kw;
   long markIter = 0;
 
-  // s = Nᵀq̇, kept up to date incrementally (specs 6.2 [I]): after a step only the constraints
+  // s = Nᵀq̇, kept up to date incrementally (README decision 3): after a step only the constraints
   // sharing a body with an impulse change; renormalisation scales all of s. A full recompute every
   // kRefresh iterations bounds the round-off of the repeated scaling.
   constexpr long kRefresh = 256;
@@ -108,7 +108,7 @@ ResolveResult Resolver::run(const ImpactSystem& system, ImpactOperator& op, cons
       st.converged = true;
       break;
     }
-    if (lazyCheck && !asked && (it == checkAt || pendingCycle)) {  // lazy anti-locking (spec 2.7 [I])
+    if (lazyCheck && !asked && (it == checkAt || pendingCycle)) {  // lazy anti-locking (README decision 13)
       asked = true;
       if (lazyCheck(it)) {
         interrupted = true;
@@ -150,7 +150,7 @@ ResolveResult Resolver::run(const ImpactSystem& system, ImpactOperator& op, cons
         st.cycleDetected = true;
         st.cyclePeriod = period;
         st.cycleFirstSeen = it + 1;
-        // Lazy: a revisit with period >= 2 is the signature of lineality (spec 2.5): detect now,
+        // Lazy: a revisit with period >= 2 is the signature of lineality (paper §4): detect now,
         // before stopping. (Period 1 is a round-off stall, not lineality.)
         if (lazyCheck && !asked && period > 1) pendingCycle = true;
         else if (options_.stopOnCycle && op.memoryless()) break;
@@ -194,11 +194,11 @@ void Resolver::finish(const ImpactSystem& system, ResolverStats& st, const Eigen
     if (st.cyclePeriod == 1)
       r += str(" The operator left an infeasible velocity unchanged (to round-off) at iteration ", st.cycleFirstSeen,
                ": either it violates (MOD), or the remaining violation is too small for any impulse to change ",
-               "q̇ in floating point (use the epsilon-relaxed test, specs/impact.md 2.12).");
+               "q̇ in floating point (use the epsilon-relaxed test of the paper's Sec. 7).");
     else
       r += str(" The velocity revisited an earlier iterate (period ", st.cyclePeriod, ", first seen at iteration ",
                st.cycleFirstSeen, "): the constraints most likely contain an implicit equality (lineality, ",
-               "specs/impact.md 2.5), under which no (NORM)..(MOD) operator terminates; detect and project ",
+               "the paper's Sec. 4), under which no (NORM)..(MOD) operator terminates; detect and project ",
                "it out (anti-locking, Algorithm 2).");
   }
   if (st.certificateStalled && !st.converged)
@@ -211,7 +211,7 @@ void Resolver::finish(const ImpactSystem& system, ResolverStats& st, const Eigen
   st.report = r;
 }
 
-// ---- Algorithm 2: anti-locking (specs 2.5-2.7; anti_locking.hpp) ---------------------------------
+// ---- Algorithm 2: anti-locking (paper §4-4.1; anti_locking.hpp) ---------------------------------
 
 LinealityOptions Resolver::linealityOptions() const {
   LinealityOptions lo = options_.lineality;
@@ -303,7 +303,7 @@ ResolveResult Resolver::resolveAntiLocked(const ImpactSystem& system, ImpactOper
       bool interrupted = false;
       res = run(system, op, qdot0, options_.maxIterations, {}, -1, interrupted, observer_, w);
     }
-  } else {  // lazy (spec 2.7 [I])
+  } else {  // lazy (README decision 13)
     const long K = std::min(options_.lazyIterations, options_.maxIterations);
     bool interrupted = false;
     long detectedAt = -1;

@@ -1,11 +1,11 @@
 #pragma once
 // Algorithm 1 of the paper (loop R until Nᵀq̇ ≥ 0) and its floating-point forms, Algorithms 3/4
-// (specs/impact.md 1.4, 2.12): the ϵ-relaxed feasibility test n_iᵀq̇ ≥ −ϵ‖q̇‖_M and the
+// (the paper's Secs. 1-2 and 7): the ϵ-relaxed feasibility test n_iᵀq̇ ≥ −ϵ‖q̇‖_M and the
 // renormalisation q̇ ← (‖q̇_0‖_M / ‖q̇‖_M) q̇ after every application (ϵDRIFT). Any ImpactOperator
 // plugs in. An iteration cap and a cycle detector turn non-termination (implicit equalities,
-// specs 2.5) into a report instead of a hang.
+// paper §4) into a report instead of a hang.
 //
-// Algorithm 2 (anti-locking, specs 2.7; ResolverOptions::antiLocking, anti_locking.hpp): detect the
+// Algorithm 2 (anti-locking, paper §4.1; ResolverOptions::antiLocking, anti_locking.hpp): detect the
 // implicit equalities I (lineality.hpp), project the velocity (line 3) and the constraint covectors
 // (lines 4-7), drop the vanished ones and run the same operator on the projected problem (a new
 // ImpactSystem over the same bodies; a dense pairwise-GS fallback if a projected covector touches
@@ -28,9 +28,9 @@ enum class Arithmetic {
 
 struct ResolverOptions {
   Arithmetic arithmetic = Arithmetic::Relaxed;
-  // ϵ (unitless, a fraction of the largest possible violation ‖q̇‖_M, specs 1.1). Default 1e-10:
+  // ϵ (unitless, a fraction of the largest possible violation ‖q̇‖_M, paper §2). Default 1e-10:
   // well above the rounding noise of n_iᵀq̇ (~1e-15..1e-14 for 12-DOF pair gradients) and below
-  // the proof-driven scale √ε_mach ≈ 1.5e-8 (specs 2.12 [I]); it also keeps the O(ϵ) constraint
+  // the proof-driven scale √ε_mach ≈ 1.5e-8 (README decision 1); it also keeps the O(ϵ) constraint
   // drift of footnote 3 negligible.
   double epsilon = 1e-10;
   bool renormalise = true;         // Relaxed mode only (Algorithms 3/4)
@@ -46,11 +46,11 @@ struct ResolverOptions {
   long stallWindow = 1000;
   double certificateTolerance = 1e-14;
 
-  // ---- Anti-locking, Algorithm 2 (specs 2.5-2.7, 8; anti_locking.hpp) ----
+  // ---- Anti-locking, Algorithm 2 (paper §4-4.1, §8; anti_locking.hpp) ----
   // Off (the default of this struct, so that existing callers keep Algorithms 1/3/4 bit for bit):
   // lineality runs to the cap with a cycle report. Eager: Algorithm 2 (one LP per resolution when
   // I = ∅, then exactly Algorithm 1/3/4 on the unchanged system and velocity: identical results).
-  // Lazy (spec 2.7 [I]): `lazyIterations` plain iterations first; detection only if they do not
+  // Lazy (README decision 13): `lazyIterations` plain iterations first; detection only if they do not
   // terminate (or a cycle is seen earlier); I = ∅ continues the same loop untouched (identical
   // results), I ≠ ∅ projects the current iterate and continues on the projected constraints.
   // The scene parameters (impact_params.hpp) default to lazy: defaultSafeResolverOptions().

@@ -1,5 +1,5 @@
 #pragma once
-// Dissipation by the interpolated restitution model of paper section 6.2 (specs/impact.md 2.10):
+// Dissipation by the interpolated restitution model of paper section 6.2:
 //   q̇_in = the perfectly inelastic velocity: 0 ≤ λ ⊥ Aλ + N_Aᵀq̇⁻ ≥ 0 over ALL active constraints (A = NᵀM⁻¹N),
 //          q̇_in = q̇⁻ + M⁻¹Nλ  (= argmin ‖v − q̇⁻‖_M s.t. Nᵀv ≥ 0), solved by MPRGP (delassus_qp.hpp)
 //   q̇_el = the elastic result of Algorithm 1/3/4 with any (NORM)..(MOD) operator

@@ -172,7 +172,7 @@ Scene randomBalls2D(int balls, int contacts, int walls, unsigned seed) {
   return s;
 }
 
-// L11 jammed box (spec 4.5): n x n unit balls r = 1 at (1 + 2i, 1 + 2j) filling [0, 2n]^2, each
+// L11 jammed box (README decision 19): n x n unit balls r = 1 at (1 + 2i, 1 + 2j) filling [0, 2n]^2, each
 // touching its neighbours and the walls; seeded Gaussian velocities.
 Scene jammedBox(int n, unsigned seed) {
   Scene s;

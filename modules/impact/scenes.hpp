@@ -1,6 +1,7 @@
 #pragma once
-// Small impact problems from the paper and the spec's derived oracles (specs/impact.md 3, 4),
-// shared by tests, benchmarks and examples. Each returns the system and a default velocity.
+// Small impact problems from the paper (its Secs. 3-6 and Figs. 1-3, 7, 8) and the team's derived
+// oracles (modules/impact/README.md, decision 19), shared by tests, benchmarks and examples. Each
+// returns the system and a default velocity.
 #include <vector>
 
 #include "modules/impact/impact_system.hpp"
@@ -28,15 +29,16 @@ Scene parallelWalls();
 Scene twoBallsBetweenWalls();
 // Fig. 7 corner: n1 = (0,1), n2 = (−1,0), velocity (2, −1).
 Scene corner();
-// Hexagonal patch of 19 unit balls (rows 3,4,5,4,3), unit radius, 42 contacts, no walls (spec 4.7);
-// Gaussian velocity from `seed`.
+// Hexagonal patch of 19 unit balls (rows 3,4,5,4,3), unit radius, 42 contacts, no walls (README
+// decision 19); Gaussian velocity from `seed`.
 Scene hexCluster19(unsigned seed);
 // A rows x cols hexagonal patch of touching unit balls (unit radius), Gaussian velocities; the
 // larger sibling of hexCluster19 for scale tests and benchmarks.
 Scene hexPatch(int rows, int cols, unsigned seed);
-// Spec 4.6 mini-geyser: shaft walls x = 0 and x = rightWall, plug balls A (1,0), B (3,0), projectile
-// C moving up (0,1); `symmetric`: C at (2, −√3) touching A and B, else C touching A only at 20°.
-// Contacts in the order wallL–A, A–B, B–wallR (only if it touches), A–C, B–C (if touching).
+// The mini-geyser (README decision 19): shaft walls x = 0 and x = rightWall, plug balls A (1,0), B
+// (3,0), projectile C moving up (0,1); `symmetric`: C at (2, −√3) touching A and B, else C touching
+// A only at 20°. Contacts in the order wallL–A, A–B, B–wallR (only if it touches), A–C, B–C (if
+// touching).
 Scene miniGeyser(bool symmetric, double rightWall = 4.0);
 // Random 3D rigid bodies (boxes with random inertia) with random contacts between random pairs
 // and against the ground (if `withStatic`), random velocities.

@@ -1,7 +1,8 @@
 #pragma once
-// Scene generators of the impact simulator (specs/impact.md 3, 4.6): each builds a SimWorld from a
-// few parameters. Positions are exact where the paper's geometry needs touching contacts (a
-// cradle's balls are 2r apart, a rack is hexagonally packed) up to the round-off of √3.
+// Scene generators of the impact simulator (the paper's Secs. 1, 3, 4 and Figs. 1-3;
+// modules/impact/README.md, decision 19): each builds a SimWorld from a few parameters. Positions
+// are exact where the paper's geometry needs touching contacts (a cradle's balls are 2r apart, a
+// rack is hexagonally packed) up to the round-off of √3.
 #include <cstdint>
 
 #include "modules/impact/sim_world.hpp"
@@ -21,13 +22,13 @@ SimWorld poolBreak(int rows, double radius, double mass, double speed);
 // radius r touching both, moving down the bisector (into the apex) at speed.
 SimWorld wedge(double thetaRadians, double radius, double mass, double speed);
 
-// Spec 4.6 mini-geyser (Fig. 1 stand-in): shaft walls x = 0 and x = 4 + gap, plug balls A (1, 0),
-// B (3, 0), projectile C moving up at speed, symmetric (C at (2, −√3)) or off-centre (touching A at
-// 20°); unit radii (scaled by `radius`) and masses.
+// The mini-geyser (Fig. 1 stand-in, README decision 19): shaft walls x = 0 and x = 4 + gap, plug
+// balls A (1, 0), B (3, 0), projectile C moving up at speed, symmetric (C at (2, −√3)) or
+// off-centre (touching A at 20°); unit radii (scaled by `radius`) and masses.
 SimWorld miniGeyser(bool symmetric, double gap, double speed, double radius);
 
-// Jammed box (spec 5.2 L11): a k x k block of touching balls filling a box exactly (2D), with
-// Gaussian velocities of standard deviation `speed` from `seed`.
+// Jammed box (test L11, README decision 19): a k x k block of touching balls filling a box exactly
+// (2D), with Gaussian velocities of standard deviation `speed` from `seed`.
 SimWorld jammedBox(int k, double radius, double speed, std::uint64_t seed);
 
 // Granular pile: n balls of radius r on a jittered cubic (3D) or square (2D) lattice of pitch

@@ -1,8 +1,9 @@
 #pragma once
-// Cost-balanced, deterministic assignment of independent impact islands to ranks (specs/impact.md
-// 6.3): longest-processing-time greedy. Islands are taken by decreasing cost (ties: lower index
-// first) and each goes to the least-loaded rank (ties: lower rank). A pure function of the costs
-// and the rank count, so every rank computes the same assignment without communication.
+// Cost-balanced, deterministic assignment of independent impact islands to ranks
+// (modules/impact/README.md, decision 17): longest-processing-time greedy. Islands are taken by
+// decreasing cost (ties: lower index first) and each goes to the least-loaded rank (ties: lower
+// rank). A pure function of the costs and the rank count, so every rank computes the same
+// assignment without communication.
 #include <span>
 #include <vector>
 

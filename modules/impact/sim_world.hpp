@@ -2,7 +2,7 @@
 // The state the impact simulator advances: balls (2D discs, 3D spheres) and 3D rigid bodies
 // (spheres, boxes) with positions, velocities and orientations, plus static geometry (half-spaces
 // for floors and walls, static boxes and spheres). Every rank holds the whole world (replicated,
-// specs/impact.md 6.3: islands are distributed, bodies are not).
+// modules/impact/README.md, decision 17: islands are distributed, bodies are not).
 #include <Eigen/Dense>
 #include <Eigen/Geometry>
 #include <string>

@@ -1,8 +1,9 @@
-// Anti-locking (Algorithm 2) in the resolver (specs/impact.md 2.5-2.7, 2.12, 4.5, 4.6, 5.2 L1-L13,
-// 8): eager and lazy modes terminate on every lineality case with the spec's values; with I = ∅
-// they give results bitwise identical to plain Algorithms 1/3/4 (A1-A9 chains and wedge, hex-19,
-// rigid bodies); statistics and report; the dense fallback when a projected constraint spreads over
-// more than two bodies; the cost of detection as a fraction of the resolution.
+// Anti-locking (Algorithm 2) in the resolver (paper §4, §4.1, §7, §8; cases L1-L13 of
+// modules/impact/README.md, decision 19): eager and lazy modes terminate on every lineality case
+// with the derived values; with I = ∅ they give results bitwise identical to plain Algorithms 1/3/4
+// (A1-A9 chains and wedge, hex-19, rigid bodies); statistics and report; the dense fallback when a
+// projected constraint spreads over more than two bodies; the cost of detection as a fraction of
+// the resolution.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -116,7 +117,7 @@ TEST(AntiLocking, ParallelWallsL2HorizontalRemovedVerticalKept) {
         EXPECT_GT(r.stats.lpSeconds, 0.0);
         EXPECT_NE(r.stats.report.find("2 implicit equalities"), std::string::npos);
         if (mode == AntiLockingMode::Eager) {
-          EXPECT_EQ(r.stats.iterations, 0);  // spec 4.5: 0 iterations
+          EXPECT_EQ(r.stats.iterations, 0);  // test L2: 0 iterations
         } else {
           // Lazy: the period-2 cycle is seen after 2 plain iterations (back at (1, 0.5)); detection
           // then, not at K = 1000.
@@ -174,7 +175,7 @@ TEST(AntiLocking, RedundantL5AndCornerUnchanged) {
       EXPECT_EQ(al.stats.iterations, k == 0 ? 2 : 1);
       EXPECT_TRUE(al.qdot == plain.qdot);
       EXPECT_EQ(al.stats.implicitEqualities, 0);
-      EXPECT_EQ(al.stats.lpSolves, 1);  // the common case: a single LP (spec 2.6)
+      EXPECT_EQ(al.stats.lpSolves, 1);  // the common case: a single LP (paper §4)
       EXPECT_EQ(al.stats.energyRemoved, 0.0);
       EXPECT_NE(al.stats.report.find("no implicit equalities"), std::string::npos);
       EXPECT_FALSE(al.stats.certificateDecreased);  // LP-1's certificate is checked along the way
@@ -447,7 +448,7 @@ TEST(AntiLocking, ParametersDefaultsAndRoundTrip) {
   auto d = Config::fromString("impact: {}\n");
   d.validate(schema);
   const ImpactParams q = readImpactParams(d, "impact");
-  EXPECT_EQ(q.resolver.antiLocking, AntiLockingMode::Lazy);  // the scene default (spec 8)
+  EXPECT_EQ(q.resolver.antiLocking, AntiLockingMode::Lazy);  // the scene default (README decision 18)
   EXPECT_EQ(q.resolver.lazyIterations, 1000);
   EXPECT_EQ(ResolverOptions{}.antiLocking, AntiLockingMode::Off);
   EXPECT_EQ(defaultSafeResolverOptions().antiLocking, AntiLockingMode::Lazy);
@@ -478,7 +479,7 @@ TEST(AntiLocking, ParametersDefaultsAndRoundTrip) {
   EXPECT_THROW(Resolver{o}, InputError);
 }
 
-// ---- Cost: detection as a fraction of the resolution (spec 2.6 "usually one LP") ----------------------
+// ---- Cost: detection as a fraction of the resolution (paper §4: "a single LP solve") ----------
 TEST(AntiLocking, CostOfDetection) {
   struct Case {
     const char* name;

@@ -1,5 +1,5 @@
 // The desiderata checker on operators that break one desideratum each (paper section 5.3,
-// specs/impact.md 2.9; tests T-VIO, C6): it must flag exactly the broken one, and the resolver's
+// Fig. 7; tests T-VIO, C6): it must flag exactly the broken one, and the resolver's
 // cycle detector / certificate must catch the resulting non-termination.
 #include <gtest/gtest.h>
 

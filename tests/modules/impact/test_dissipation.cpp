@@ -1,4 +1,5 @@
-// Dissipation (specs/impact.md 2.10, 4.3, 4.4; scene tests C1-C5): the naive dissipative pairwise
+// Dissipation (paper section 6, Fig. 8; scene tests C1-C5 of
+// modules/impact/README.md, decision 19): the naive dissipative pairwise
 // operator collapses (Zeno), the interpolated restitution blend of paper section 6.2 terminates
 // with the table of 4.4 and Newton's law for two balls; the inelastic LCP by MPRGP; one-way
 // Coulomb friction (2.11).
@@ -40,8 +41,9 @@ TEST(Dissipation, InelasticCollapseLeastIndexC1) {
   std::vector<Eigen::VectorXd> seen;
   long spurious = 0;
   res.setObserver([&](long, const Eigen::VectorXd& before, const Eigen::VectorXd& after, const Eigen::VectorXd&) {
-    // In double, the strict test also fires on round-off violations (~1e-17) whose impulses
-    // barely move q̇ (spec 4.1 round-off note); the exact-arithmetic iterates are the real moves.
+    // In double, the strict test also fires on round-off violations (~1e-17) whose impulses barely
+    // move q̇ (the round-off of the normalised gradients); the exact-arithmetic iterates are the
+    // real moves.
     if ((after - before).norm() < 1e-12) {
       ++spurious;
       return;
@@ -73,8 +75,8 @@ TEST(Dissipation, InelasticCollapseCyclicSweepsC2) {
 }
 
 // C3: with ϵ > 0 (no renormalisation: the operator dissipates on purpose) it terminates, with
-// counts that depend on ϵ and the order (spec 4.3: least-index 5196/1629/738/252/50 and cyclic
-// 253/167/123/79/35 for ϵ = 1e-12/1e-8/1e-6/1e-4/1e-2).
+// counts that depend on ϵ and the order (derived, README decision 19: least-index
+// 5196/1629/738/252/50 and cyclic 253/167/123/79/35 for ϵ = 1e-12/1e-8/1e-6/1e-4/1e-2).
 TEST(Dissipation, ToleranceEndsTheCollapseC3) {
   auto s = scenes::chain({1, 0, 0, 0, 0});
   const double eps[5] = {1e-12, 1e-8, 1e-6, 1e-4, 1e-2};
@@ -92,10 +94,10 @@ TEST(Dissipation, ToleranceEndsTheCollapseC3) {
     ASSERT_TRUE(a.stats.converged && b.stats.converged);
     std::printf("C3 eps %g: least-index %ld (spec %ld), cyclic %ld (spec %ld)\n", eps[k], a.stats.iterations,
                 leastIndex[k], b.stats.iterations, cyclic[k]);
-    // Same order of magnitude as the spec's reference run.
+    // Same order of magnitude as the derived reference run.
     EXPECT_LT(std::abs(std::log10(double(a.stats.iterations) / leastIndex[k])), 0.5);
     EXPECT_LT(std::abs(std::log10(double(b.stats.iterations) / cyclic[k])), 0.5);
-    if (k >= 3) {  // cyclic result ≈ (0.2)×5 with the spec's digits
+    if (k >= 3) {  // cyclic result ≈ (0.2)×5 with the derived digits
       const Eigen::VectorXd e = k == 3 ? vec({0.200083, 0.200026, 0.199979, 0.199979, 0.199933})
                                        : vec({0.208817, 0.202724, 0.197796, 0.197796, 0.192867});
       EXPECT_LT((scenes::xComponents(b.qdot) - e).norm(), 1e-5) << scenes::xComponents(b.qdot).transpose();

@@ -67,7 +67,7 @@ TEST(ImpactModule, CradleRunsThroughTheRunnerWithFramesAndDiagnostics) {
   ASSERT_EQ(ke.size(), 30u);
   for (double e : ke) EXPECT_NEAR(e, 0.5, 1e-14);
   const auto it = kinema::test::csvColumn(dir + "/out", "iterations_max");
-  EXPECT_EQ(it[0], 4.0);  // spec A1: lexicographic GS hands the velocity along in 4 iterations
+  EXPECT_EQ(it[0], 4.0);  // test A1: lexicographic GS hands the velocity along in 4 iterations
   EXPECT_EQ(kinema::test::csvColumn(dir + "/out", "caps")[0], 0.0);
   EXPECT_EQ(kinema::test::csvColumn(dir + "/out", "contacts")[0], 4.0);
   io::H5File f(dir + "/out/frames.h5", io::H5File::Mode::read, Comm::world());

@@ -1,6 +1,7 @@
-// Rank independence of the impact module (specs/impact.md 6.3): islands are resolved on the rank
-// they are assigned to and the velocities gathered; the trajectory must be bitwise the one of a
-// serial SimStepper in this process. Meaningful at 2 and 3 ranks; runs at 1 rank too.
+// Rank independence of the impact module (modules/impact/README.md, decision 17): islands are
+// resolved on the rank they are assigned to and the velocities gathered; the trajectory must be
+// bitwise the one of a serial SimStepper in this process. Meaningful at 2 and 3 ranks; runs at 1
+// rank too.
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -98,7 +98,7 @@ TEST(ImpactScenes, EverySceneIsCovered) {
   EXPECT_EQ(scenes, 6);
 }
 
-// Step 1: one island of 4 contacts, 4 iterations (spec A1); energy 0.5 and momentum 1 kept.
+// Step 1: one island of 4 contacts, 4 iterations (test A1); energy 0.5 and momentum 1 kept.
 TEST(ImpactScenes, CradleConservesEnergyAndMomentum) {
   for (const std::string op : {"gs-lexicographic", "gr"}) {
     const Rows rows = runImpactScene("cradle", 5, {"impact.resolver.operator=" + op}, "_" + op);
@@ -124,7 +124,7 @@ TEST(ImpactScenes, PoolBreakResolvesTheRackAtOnce) {
   EXPECT_EQ(sum(rows, "caps") + sum(rows, "cycles") + sum(rows, "not_converged"), 0.0);
 }
 
-// Gauss-Seidel needs 18 iterations at 10 degrees (spec A6), 180 at 1 degree; GR 1 (A9).
+// Gauss-Seidel needs 18 iterations at 10 degrees (test A6), 180 at 1 degree; GR 1 (A9).
 TEST(ImpactScenes, WedgeTakesPiOverThetaIterations) {
   EXPECT_EQ(column(runImpactScene("wedge", 3)[0], "iterations_max"), 18.0);
   EXPECT_EQ(column(runImpactScene("wedge", 3, {"impact.scene.angle_degrees=1"}, "_1deg")[0], "iterations_max"), 180.0);

@@ -1,4 +1,4 @@
-// The impact problem at one instant (specs/impact.md 1.1-1.2): normalisation (T-NORMALISE),
+// The impact problem at one instant (paper section 2): normalisation (T-NORMALISE),
 // dropped static-static constraints, sparse operations against their dense forms, the rigid
 // contact gradient (momentum conservation of one impulse), input errors.
 #include <gtest/gtest.h>

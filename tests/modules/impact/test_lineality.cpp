@@ -1,9 +1,9 @@
-// Lineality (implicit-equality) detection and the anti-locking projection (specs/impact.md §2.5-2.7,
-// §2.12): the L* detection cases of §4.5 / §5.2 (Fig. 2 left and centre, redundant, corner,
-// channel, jammed box, mini-geyser (a)-(c), hex-19 cluster, mass-mixing L13), approximate
+// Lineality (implicit-equality) detection and the anti-locking projection (paper §4, §4.1, §7): the
+// L* detection cases (modules/impact/README.md, decision 19; Fig. 2 left and centre, redundant,
+// corner, channel, jammed box, mini-geyser (a)-(c), hex-19 cluster, mass-mixing L13), approximate
 // lineality (F5), random pointed cones, D1 (LP-1 / LP-2 / Support & Shave agree with each other and
-// with two oracles that use no LP: non-negative least squares and enumeration of positive circuits),
-// and bad input.
+// with two oracles that use no LP: non-negative least squares and enumeration of positive
+// circuits), and bad input.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -88,7 +88,7 @@ void checkBasis(const LinealityResult& r, const MatrixXd& N, const MatrixXd& Min
   EXPECT_EQ(pc.removed, r.implicitEqualities);
   for (int i : r.implicitEqualities) EXPECT_LE(pc.relNorm[static_cast<std::size_t>(i)], 1e-10) << i;
   EXPECT_LE(r.maxImplicitResidual, 1e-10);
-  // Survivors are normalised and M⁻¹n̄ stays in ker Eᵀ (spec §2.7, covector form).
+  // Survivors are normalised and M⁻¹n̄ stays in ker Eᵀ (README decision 10, covector form).
   for (Eigen::Index c = 0; c < pc.N.cols(); ++c) {
     EXPECT_NEAR(pc.N.col(c).dot(Minv * pc.N.col(c)), 1.0, 1e-12);
     if (expectRank > 0) {
@@ -145,7 +145,7 @@ VectorXd nnls(const MatrixXd& A, const VectorXd& b) {
   return x;
 }
 
-// NNLS oracle (spec §2.6): i ∈ I iff −n_i ∈ pos(N), i.e. min_{λ>=0} ‖Nλ + n_i‖ = 0.
+// NNLS oracle (paper §4): i ∈ I iff −n_i ∈ pos(N), i.e. min_{λ>=0} ‖Nλ + n_i‖ = 0.
 std::vector<double> nnlsResiduals(const MatrixXd& N) {
   std::vector<double> res;
   for (Eigen::Index i = 0; i < N.cols(); ++i) {
@@ -409,7 +409,7 @@ Scene jammedBox(int n) {
 }
 
 // Hexagonal patch of unit balls (spacing 2) with `rings` rings around a centre ball; contacts at
-// distance 2. rings = 2 is the hex-19 cluster of spec §4.7 (42 contacts).
+// distance 2. rings = 2 is the hex-19 cluster of README decision 19 (42 contacts).
 Scene hexPatch(int rings) {
   std::vector<Eigen::Vector2d> x;
   for (int k = -rings; k <= rings; ++k) {
@@ -445,7 +445,7 @@ TEST(Lineality, JammedBoxRemovesEveryDegreeOfFreedom) {
   }
 }
 
-// Cost of detection (spec §6.2): a free hexagonal patch (217 balls, d = 434, 1 LP for every
+// Cost of detection: a free hexagonal patch (217 balls, d = 434, 1 LP for every
 // formulation) and a jammed 10x10 box (d = 200, m = 220, everything implicit: the worst case).
 // Prints LP counts and times side by side.
 TEST(Lineality, CostFreePatchAndJammedBox) {
@@ -470,7 +470,7 @@ TEST(Lineality, CostFreePatchAndJammedBox) {
   }
 }
 
-// L7/L8/L9: the mini-geyser of spec §4.6. Shaft walls x = 0 and 4, A = (1,0), B = (3,0), r = 1;
+// L7/L8/L9: the mini-geyser of README decision 19. Shaft walls x = 0 and 4, A = (1,0), B = (3,0), r = 1;
 // DOFs (A_x, A_y, B_x, B_y, C_x, C_y).
 TEST(Lineality, MiniGeyserSymmetricOffCentreAndPerturbed) {
   const Eigen::Vector2d A(1, 0), B(3, 0);
@@ -572,8 +572,8 @@ TEST(Lineality, MassMixingCovectorProjectionKeepsMomentum) {
     EXPECT_LE((r.E.transpose() * p).norm(), 1e-15);  // iterate in ker Eᵀ
   }
   // A third, non-implicit constraint (a wall pushing body 2 in +x): the covector form keeps the
-  // impulse direction M⁻¹n̄ in ker Eᵀ (spec §2.7); the paper-literal line 5 (M-projection of n onto
-  // ker Eᵀ) does not when M mixes masses: flagged, as spec §5.2 L13 asks.
+  // impulse direction M⁻¹n̄ in ker Eᵀ (README decision 10); the paper-literal line 5 (M-projection of n onto
+  // ker Eᵀ) does not when M mixes masses: flagged, as test L13 asks.
   MatrixXd N3(2, 3);
   N3 << N.col(0), N.col(1), VectorXd::Unit(2, 1) * std::sqrt(3.0);
   const LinealityResult r3 = detectLineality(N3, Minv);
@@ -588,7 +588,7 @@ TEST(Lineality, MassMixingCovectorProjectionKeepsMomentum) {
   EXPECT_LE((pc.N.col(0) - covector / std::sqrt(covector.dot(Minv * covector))).norm(), 1e-14);
 }
 
-// P is the M-orthogonal projector onto ker Eᵀ and Pᵀ its covector twin (spec §2.7): P² = P,
+// P is the M-orthogonal projector onto ker Eᵀ and Pᵀ its covector twin (README decision 10): P² = P,
 // EᵀPq̇ = 0, ⟨Pq̇, q̇ − Pq̇⟩_M = 0, M⁻¹Pᵀn = P M⁻¹ n, and n̄ᵀv = nᵀv for v ∈ ker Eᵀ; for a general SPD M
 // and a lineality set detected from random data.
 TEST(Lineality, ProjectorIdentitiesWithGeneralMass) {
@@ -661,7 +661,7 @@ TEST(Lineality, NarrowWedgeIsApproximatelyImplicitOnlyAboveItsWidth) {
   EXPECT_THROW(detectLineality(N, Minv, withMethod(LinealityMethod::lp2, 1e-3)), InputError);
 }
 
-// Floating-point tolerances (spec §2.12-2.13) in exact mode (epsilon = 0): the parallel walls with
+// Floating-point tolerances (paper §7, Appendix A) in exact mode (epsilon = 0): the parallel walls with
 // the second wall tilted by δ. δ = 1e-12 (rounding scale, far below lpTolerance) is still one
 // implicit equality of rank 1 that removes both constraints; δ = 1e-6 (a real, if narrow, wedge) is
 // free after one LP.

@@ -1,4 +1,5 @@
-// Operator-level tests of specs/impact.md 5.1: T-NORM, T-KIN, T-ONE, T-VIO, T-MOD for every
+// Operator-level tests of the desiderata (paper section 2; test IDs: modules/impact/README.md,
+// decision 19): T-NORM, T-KIN, T-ONE, T-VIO, T-MOD for every
 // registered operator on random systems; naive Jacobi fails KIN on (1, 0, −1); T-REFL; GR:
 // T-GR-1 (|V| = 1 equals eq. (1)), T-GR-KKT, T-GR-PROJ; coloured Jacobi equals a GS sequence;
 // the registry.

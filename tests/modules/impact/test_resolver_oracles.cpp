@@ -1,6 +1,6 @@
-// Algorithm 1/3/4 against the derived oracles of specs/impact.md 4.1 (chains, A1-A5), 4.2 (wedge,
-// A6-A9), 4.5 (parallel walls, Fig. 2: cycles reported as lineality), 4.6(c), 4.7 (hex-19, F4),
-// and the scene tests F1-F3, S1, M1, R1 of section 5.2.
+// Algorithm 1/3/4 against the team's derived oracles (modules/impact/README.md, decision 19):
+// chains (paper section 3, A1-A5), wedge (Fig. 3, A6-A9), parallel walls (Fig. 2: cycles reported
+// as lineality), the perturbed mini-geyser, hex-19 (F4), and the scene tests F1-F3, S1, M1, R1.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,7 +37,7 @@ struct ChainCase {
   long grIters;
 };
 
-// specs 4.1 table (ϵ = 1e-12 relative, renormalised: exact counts restored).
+// The chain table of README decision 19 (ϵ = 1e-12 relative, renormalised: exact counts restored).
 TEST(ResolverOracles, ChainsA1ToA5) {
   const double t = 1.0 / 3.0;
   const std::vector<ChainCase> cases = {
@@ -122,7 +122,7 @@ TEST(ResolverOracles, ChainsA3AnyOrderSortsInInversionCount) {
   }
 }
 
-// A6-A9 (specs 4.2). Certificates w_i = (cos(iθ/3), sin(iθ/3)) are nondecreasing (Lemma 5.1).
+// A6-A9 (README decision 19). Certificates w_i = (cos(iθ/3), sin(iθ/3)) are nondecreasing (Lemma 5.1).
 TEST(ResolverOracles, WedgeA6ToA9) {
   struct W { double deg; long bisector, down; };
   const std::vector<W> table = {{90, 2, 1}, {70, 3, 2}, {50, 4, 2}, {45, 4, 2}, {37, 5, 3}, {25, 7, 4},
@@ -216,7 +216,7 @@ TEST(ResolverOracles, ParallelWallsCycleIsReportedAsLineality) {
   }
 }
 
-// Fig. 2 centre / L3: plain GS cycles with period 4 through the spec's states.
+// Fig. 2 centre / L3: plain GS cycles with period 4 through the derived states.
 TEST(ResolverOracles, TwoBallsBetweenWallsCycleWithPeriodFour) {
   auto s = scenes::twoBallsBetweenWalls();
   PairwiseGaussSeidel gs;
@@ -240,7 +240,7 @@ TEST(ResolverOracles, TwoBallsBetweenWallsCycleWithPeriodFour) {
   EXPECT_LT((seen[3] - e).norm(), 1e-14);
 }
 
-// A certificate that stops increasing is reported (spec 2.4): in the parallel-wall cycle k_w of
+// A certificate that stops increasing is reported (paper §5.1): in the parallel-wall cycle k_w of
 // the only feasible direction family w = (0, 1) stays constant.
 TEST(ResolverOracles, CertificateStallIsReported) {
   auto s = scenes::parallelWalls();
@@ -277,7 +277,7 @@ TEST(ResolverOracles, FloatingPointF1F2) {
       });
       auto r = res.resolve(s.system, *op, s.qdot);
       ASSERT_TRUE(r.stats.converged) << r.stats.report;
-      std::printf("hex-19 seed %u %s: %ld iterations, %ld impulses (spec 4.7 GS 53/63/32, GR 3/3/4 with its RNG)",
+      std::printf("hex-19 seed %u %s: %ld iterations, %ld impulses (derived: GS 53/63/32, GR 3/3/4 with its RNG)",
                   seed, op->name().c_str(), r.stats.iterations, r.stats.impulses);
       if (op == &gr) std::printf(", MPRGP iterations %ld, polished QPs %ld, worst KKT %.2g", mprgpIts, polished, worstKkt);
       std::printf("\n");
@@ -293,7 +293,7 @@ TEST(ResolverOracles, FloatingPointF1F2) {
   }
 }
 
-// Spec 4.5, lineality-free rows: dependent-but-redundant normals and the corner terminate.
+// Lineality-free cases (README decision 19): dependent-but-redundant normals and the corner terminate.
 TEST(ResolverOracles, RedundantNormalsAndCornerTerminate) {
   ImpactSystem red;
   const int b = red.addBall2D(1.0);
@@ -434,8 +434,8 @@ TEST(ResolverOracles, SymmetryS1) {
   EXPECT_LT((sys.linearMomentum(p.qdot) - sys.linearMomentum(q0)).norm(), 1e-13);
 }
 
-// Spec 4.6(c) / L9: the mini-geyser with the right wall moved off: no lineality, plain GS and GR
-// terminate with the spec's values.
+// Mini-geyser (c) / L9: the mini-geyser with the right wall moved off: no lineality, plain GS and GR
+// terminate with the derived values.
 TEST(ResolverOracles, PerturbedMiniGeyserTerminates) {
   auto s = scenes::miniGeyser(true, 4.001);
   ASSERT_EQ(s.system.numConstraints(), 4);
@@ -452,7 +452,7 @@ TEST(ResolverOracles, PerturbedMiniGeyserTerminates) {
   auto b = res.resolve(s.system, gr, s.qdot);
   ASSERT_TRUE(b.stats.converged);
   EXPECT_EQ(b.stats.iterations, 2);
-  e << r3 / 5, 0.6, r3 / 5, 0.6, 0, -0.2;  // spec 4.6(c): A = B = (√3/5, 3/5), C = (0, −1/5)
+  e << r3 / 5, 0.6, r3 / 5, 0.6, 0, -0.2;  // mini-geyser (c): A = B = (√3/5, 3/5), C = (0, −1/5)
   EXPECT_LT((b.qdot - e).norm(), 1e-12) << b.qdot.transpose();
   for (auto* r : {&a, &b}) EXPECT_NEAR(s.system.kineticEnergy(r->qdot), 0.5, 1e-14);
   // Off-centre: GS = GR in 2 iterations.

@@ -1,4 +1,4 @@
-// The impact simulator (modules/impact/sim_*.hpp) on the paper's scenes (specs/impact.md 3, 5.2).
+// The impact simulator (modules/impact/sim_*.hpp) on the paper's scenes (its Secs. 1, 3, 4).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,7 +29,7 @@ bool bitwiseEqual(const Eigen::Vector3d& a, const Eigen::Vector3d& b) {
 
 }  // namespace
 
-// Newton's cradle (paper section 3, spec A1) through the simulator: the first ball's velocity is
+// Newton's cradle (paper section 3, test A1) through the simulator: the first ball's velocity is
 // handed to the last one in the first step, the others stay at rest; no gravity: energy and
 // momentum are conserved to round-off over the whole run.
 TEST(ImpactSim, NewtonsCradleHandsTheVelocityToTheLastBall) {
