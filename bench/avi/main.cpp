@@ -1,5 +1,5 @@
 // bench_avi: the measurements of issue 8 for the avi module (asynchronous variational integrators
-// with nested penalty-layer contact, specs/avi.md), side by side in one run.
+// with nested penalty-layer contact, Vouga et al. 2011), side by side in one run.
 //
 //  1. sync: AVI against the synchronous variational integrator (leapfrog) inside the same engine
 //     (EngineOptions::uniformStep = the smallest step of every potential; for contact scenes also
@@ -13,7 +13,7 @@
 //     density stays fixed) at three counts over two orders of magnitude, the same simulated time:
 //     events per second by kind, certificate reschedules per event, time shares of the queue, the
 //     broad phase, the certificates and the forces (Engine::timeShares).
-//  3. ranks: the largest scene of part 2 through the Domain (domain.hpp, option A of spec 6.4) at
+//  3. ranks: the largest scene of part 2 through the Domain (domain.hpp, option A, README decision 57) at
 //     1 rank (rank 0 alone on Comm::self()) and at all ranks, with a distributed backend (petsc,
 //     else trilinos): wall times, the ratio, the Domain stats (epochs, windows, rollbacks,
 //     migrations). Without a distributed backend the part fails (exit 1) naming what is missing.
@@ -253,7 +253,7 @@ double maxForceStep(const Scene& s) {
   for (const ForceElement& e : s.forces) h = std::max(h, e.h);
   return h;
 }
-// h_1 of the lightest free contact vertex (spec 2.2): the smallest layer-1 step of any pair.
+// h_1 of the lightest free contact vertex (the paper's §5): the smallest layer-1 step of any pair.
 double layerOneStep(const Scene& s, const EngineOptions& opt) {
   double m = INFINITY;
   for (int a : s.contactPoints)
@@ -509,7 +509,7 @@ void partRanks(bool quick, int count, double simTime, const std::string& backend
   const double e0 = std::max(1e-300, std::abs(one.m0.total()));
   md << "## 3. 1 rank against all ranks\n\n"
      << "The largest balls_2d scene of part 2 (" << scene.vertices.size() << " balls, T = " << T
-     << " s, measured at " << frames << " common times) through the Domain (domain.hpp, option A of spec 6.4), backend "
+     << " s, measured at " << frames << " common times) through the Domain (domain.hpp, option A, README decision 57), backend "
      << name << ", steps rounded down to the dyadic lattice " << sci(opt.dyadicBase)
      << " 2^-m (defaultDyadicBase) in both runs. 1 rank: rank 0 alone (Comm::self(), the Domain wraps one serial "
         "Engine); " << world.size() << " ranks: the world communicator (objects partitioned by vertex count, "

@@ -1,6 +1,6 @@
 // Closest points between points, segments, triangles and planes (primitive_distance.hpp;
-// specs/avi.md section 2.3). Every function builds a* and b* from the weights it returns, so the
-// weights reproduce the closest points exactly (up to the rounding of the weighted sums).
+// modules/avi/README.md, decision 26). Every function builds a* and b* from the weights it returns,
+// so the weights reproduce the closest points exactly (up to the rounding of the weighted sums).
 #include "framework/geometry/primitive_distance.hpp"
 
 #include <Eigen/Geometry>

@@ -1,9 +1,10 @@
 #pragma once
 // Closest points between simplicial primitives in 3D (points, segments, triangles, planes), with
-// the barycentric weights of the closest points: a* = sum_a alpha_a x_a, b* = sum_b beta_b x_b,
-// d = |a* - b*|, n = (a* - b*) / d (unit, from B to A). By the envelope theorem the gradient of d
-// is alpha_a n on the vertices of A and -beta_b n on those of B (specs/avi.md section 2.3), so a
-// penalty force built from these weights has zero net force and zero net torque.
+// the barycentric weights of the closest points: a* = sum_a alpha_a x_a, b* = sum_b beta_b x_b, d =
+// |a* - b*|, n = (a* - b*) / d (unit, from B to A). By the envelope theorem the gradient of d is
+// alpha_a n on the vertices of A and -beta_b n on those of B (docs/geometry.md;
+// modules/avi/README.md, decision 26), so a penalty force built from these weights has zero net
+// force and zero net torque.
 //
 // 2D problems use the same functions with z = 0 (point-point, point-segment).
 // When d == 0 (touching / intersecting primitives) n is set to a unit vector that is still

@@ -1,6 +1,7 @@
 #pragma once
-// Triangle meshes from Wavefront OBJ files: closed solids (bdem packs them, specs/bdem.md section
-// 2.2) and open or closed surfaces (avi thin shells and cloth, specs/avi.md section 4).
+// Triangle meshes from Wavefront OBJ files: closed solids (bdem packs them: Lu et al., "Implicit
+// Bonded Discrete Element Method with Manifold Optimization", Sec. 3.4) and open or closed
+// surfaces (avi thin shells and cloth: the AVI paper's Sec. 8).
 //
 // Reader: `v x y z` and `f a b c ...` lines; face corners in the forms a, a/t, a//n and a/t/n;
 // negative (relative) indices; polygons triangulated as fans from their first corner. Every other

@@ -13,7 +13,7 @@ namespace {
 
 double d(std::int64_t x) { return static_cast<double>(x); }
 
-// Events of every kind the engine pops (spec 2.9 MAIN LOOP), for "reschedules per event".
+// Events of every kind the engine pops (README decision 4, MAIN LOOP), for "reschedules per event".
 std::int64_t events(const Counters& c) {
   return c.forceEvents + c.penaltyKicks + c.penaltyZeroTicks + c.certEvents + c.scriptEvents;
 }
@@ -41,12 +41,12 @@ void AviModule::setup(run::RunContext& ctx) {
                          "the scene uses ", ctx.backend.name()));
   Scene scene = buildScene(c, "avi.scene");
   sceneName_ = scene.name.empty() ? generator_ : scene.name;
-  // Spec 6.4 option A step 1: every step is dyadic by default, at every rank count, so the result
+  // README decision 57, step 1: every step is dyadic by default, at every rank count, so the result
   // does not depend on the rank count (README decision 16).
   if (!p_.dyadicSteps) {
     if (ctx.comm.size() > 1)
       throw InputError(str(c.where("avi.integrator.dyadic_steps"), "avi.integrator.dyadic_steps: false needs 1 rank; ",
-                           "the distributed AVI (spec 6.4 option A) needs dyadic steps"));
+                           "the distributed AVI (option A, README decision 57) needs dyadic steps"));
     p_.engine.dyadicBase = 0.0;
   } else if (p_.engine.dyadicBase == 0.0) {
     p_.engine.dyadicBase = defaultDyadicBase(scene, p_.engine, p_.frameDt);
@@ -92,7 +92,7 @@ void AviModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
   ++stepsDone_;
   time_ = T;
 
-  // Spec 5.0: everything at the common time T, without disturbing the state.
+  // README decision 58: everything at the common time T, without disturbing the state.
   const Measurement m = domain_->measure(T);
   const Counters c = domain_->counters();
   const DomainStats st = domain_->stats();

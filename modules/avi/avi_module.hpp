@@ -1,11 +1,11 @@
 #pragma once
 // The avi module behind the runner (framework/run/module.hpp): a scene (scene_params.hpp) advanced
 // by the asynchronous variational integrator with nested penalty layers and certificates
-// (engine.hpp), distributed over the ranks by the Domain (domain.hpp, spec 6.4 option A).
+// (engine.hpp), distributed over the ranks by the Domain (domain.hpp, option A, README decision 57).
 //
 // One runner step is one frame interval avi.frame_dt: Domain::advanceTo(n frame_dt) processes every
 // event up to that common time, then the diagnostics row is measured there without disturbing the
-// state (spec 5.0): energies (kinetic, elastic, gravity, contact, total), momenta, minimum distance,
+// state (README decision 58): energies (kinetic, elastic, gravity, contact, total), momenta, minimum distance,
 // intersections, candidate / active pairs, active layers per depth, event rates by kind over the
 // step (per simulated second), certificate reschedules per event, domain windows / rollbacks, and
 // the wall time split of the event loop. A NaN energy or an intersection stops the run with an

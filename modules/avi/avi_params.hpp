@@ -1,5 +1,5 @@
 #pragma once
-// The avi module's parameters (specs/avi.md section 2.9 PARAMETERS, section 6.4 option A), each
+// The avi module's parameters (README decisions 4 and 57), each
 // declared once under `avi.` with type, default, range and a line of help (DESIGN: "every
 // parameter is declared once"), and read back into the EngineOptions the engine and the domain
 // use. The scene itself is under `avi.scene.` (scene_params.hpp).
@@ -36,7 +36,7 @@ AviParams readAviParams(const Config& config);
 double frameTime(const AviParams& p, long n);
 
 // The dyadic base a run uses when avi.integrator.dyadic_base is 0 (the
-// Domain needs commensurate steps, spec 6.4 option A step 1; README decision "dyadic default"):
+// Domain needs commensurate steps, README decision 57, step 1; README decision "dyadic default"):
 // uniform_step if it is set, else the largest step of the run, max(largest material / gravity step
 // h^i of the scene, layer-1 step h_1 = C_safe sqrt(m / (4k)) of the heaviest free vertex), so that
 // rounding down to base 2^-m shortens no step by a factor 2 or more. Falls back to frameDt for a

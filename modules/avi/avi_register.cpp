@@ -1,5 +1,5 @@
 // Registration of the avi module: asynchronous variational integrators with nested penalty-layer
-// contact and separating-slab certificates (specs/avi.md) behind the runner (avi_module.hpp).
+// contact and separating-slab certificates (Vouga et al., CMAME 2011) behind the runner (avi_module.hpp).
 #include <memory>
 
 #include "framework/run/module.hpp"
@@ -10,7 +10,7 @@ void registerModule_avi() {
   run::modules().add({"avi",
                       "asynchronous variational integrators (every potential on its own clock j h, one event queue) "
                       "with nested penalty-layer contact, separating-slab certificates, restitution and friction "
-                      "(specs/avi.md): spring on a plane, balls, sphere-plate, sphere and wedge, cloth on spikes, "
+                      "(Vouga et al. 2011): spring on a plane, balls, sphere-plate, sphere and wedge, cloth on spikes, "
                       "trash compactor, rod knot, OBJ meshes; exact domain decomposition over MPI ranks",
                       &avi::AviModule::declare, [] { return std::make_unique<avi::AviModule>(); }});
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Candidate contact pairs (specs/avi.md sections 2.3 and 2.10) and the validity of the set.
+// Candidate contact pairs (the paper's §5 and §6.1; README decisions 26 and 32) and the validity of
+// the set.
 //
 // Pairs formed from the scene's contact primitives (scene.hpp): 3D point-triangle, edge-edge,
 // isolated point-point; 2D point-edge, isolated point-point; every contact point with every

@@ -34,7 +34,7 @@ bool findSlab(const Vec3& w, double r, const SlabSide& a, const SlabSide& b, Sla
   }
   const double twoR = 2.0 * r;
   if (!(sA - sB >= twoR)) return false;
-  // Feasible centres at time tau (spec 2.5): L(tau) <= c +- r <= U(tau) with
+  // Feasible centres at time tau (the paper's §6): L(tau) <= c +- r <= U(tau) with
   // U(tau) = min(s_A, min_a w.x_a(tau)) - r and L(tau) = max(s_B, max_b w.x_b(tau)) + r, since a
   // vertex on a line stays on its side of a face over [0, tau] iff it does at both ends. U - L
   // is concave and decreasing; its zero is the smallest root of the linear terms below.

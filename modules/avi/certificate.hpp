@@ -1,5 +1,5 @@
 #pragma once
-// Separating-slab certificates (specs/avi.md sections 2.5 and 2.9 FIND_SLAB / SCHEDULE).
+// Separating-slab certificates (the paper's §6; README decisions 3, 4 and 30).
 //
 // A slab {x : |w . x - c| <= r} with unit normal w, centre c and half-width r = eta / j separates
 // the A side (w . x >= c + r) from the B side (w . x <= c - r). While it does, the distance
@@ -43,14 +43,14 @@ struct SlabSide {
   int n = 0;
 };
 
-// FIND_SLAB (spec 2.5 [CHOICE]) for normal w (unit, B to A) and half-width r at the time the
+// FIND_SLAB (README decision 30) for normal w (unit, B to A) and half-width r at the time the
 // positions are taken: false if the gap G = min_A w.x - max_B w.x is below 2r or w is not
 // finite. On success `slab` is the slab with the latest expiry and `lifetime` that expiry minus
 // the current time (+inf if no vertex approaches its face).
 bool findSlab(const Vec3& w, double r, const SlabSide& a, const SlabSide& b, Slab& slab,
               double& lifetime);
 
-// SCHEDULE (spec 2.5): time from now until the first vertex reaches its slab face (>= 0; +inf if
+// SCHEDULE (the paper's §6): time from now until the first vertex reaches its slab face (>= 0; +inf if
 // none approaches): A vertices with w.v < 0 reach c + r, B vertices with w.v > 0 reach c - r.
 double slabLifetime(const Slab& slab, const SlabSide& a, const SlabSide& b);
 

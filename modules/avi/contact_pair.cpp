@@ -77,9 +77,9 @@ double penaltyKick(const ContactPair& p, const geometry::ClosestPoints& cp, int 
     wInv += cp.beta[i] * cp.beta[i] * verts.minv[p.b[i]];
   }
   const double vn = vrel.dot(n);
-  const double s = vn > 0.0 ? prm.restitution : 1.0;  // spec 3.1: weakened while separating
+  const double s = vn > 0.0 ? prm.restitution : 1.0;  // the paper's §7.1: weakened while separating
   const double l3 = static_cast<double>(l) * l * l;
-  const double Jn = h * 2.0 * l3 * prm.k * s * (-g);  // dV_l/dd = 2 l^3 k s g (spec 2.3)
+  const double Jn = h * 2.0 * l3 * prm.k * s * (-g);  // dV_l/dd = 2 l^3 k s g (README decision 26)
   Vec3 J = Jn * n;
   if (prm.friction > 0.0 && wInv > 0.0) {
     const Vec3 vt = vrel - vn * n;

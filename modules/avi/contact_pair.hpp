@@ -1,8 +1,9 @@
 #pragma once
-// A candidate contact pair (specs/avi.md sections 2.3, 2.9 STATE) and its penalty kick.
+// A candidate contact pair (the paper's §5, §7.1-7.2; README decisions 26 and 33) and its penalty
+// kick.
 //
 // State per pair: the primitives (kind, A and B vertices, or a plane), the smallest free mass
-// m_min (sets the layer steps h_l, spec 2.2), the deepest active layer L_p (layers 1..L_p are
+// m_min (sets the layer steps h_l, the paper's §5), the deepest active layer L_p (layers 1..L_p are
 // on the queue), one clock per active layer (the lattice index j of its next tick: the tick is
 // at origin + j h_l, origin = 0 except in the restartClocks negative test) and the certificate
 // that guards layer L_p + 1.
@@ -19,7 +20,7 @@ namespace kinema::avi {
 
 struct LayerClock {
   std::int64_t j = 0;        // lattice index of the next tick
-  double origin = 0.0;       // 0 (clock integrity, spec 2.7); the activation time if restarted
+  double origin = 0.0;       // 0 (clock integrity, the paper's §6); the activation time if restarted
   std::int32_t handle = -1;  // queue handle of the PENALTY event (-1: not queued)
 };
 
@@ -46,21 +47,21 @@ ContactPair makePair(const PairKey& key, const Vertices& verts);
 int gatherPair(const ContactPair& p, const Vertices& verts, const std::vector<Plane>& planes, double t,
                Vec3* xa, Vec3* va, Vec3* xb, Vec3* vb);
 
-// Closest points of the pair for positions xa[na], xb[nb] (spec 2.3); for a plane d is signed.
+// Closest points of the pair for positions xa[na], xb[nb] (README decision 26); for a plane d is signed.
 geometry::ClosestPoints closestPoints(const ContactPair& p, const Vec3* xa, const Vec3* xb,
                                       const std::vector<Plane>& planes);
 
 struct PenaltyParams {
   double eta = 0.0;
   double k = 0.0;
-  double restitution = 1.0;  // e (spec 3.1)
-  double friction = 0.0;     // mu (spec 3.2)
+  double restitution = 1.0;  // e (the paper's §7.1)
+  double friction = 0.0;     // mu (the paper's §7.2)
 };
 
-// The kick of PENALTY(p, l) with step h (spec 2.9): for g = d - 2 eta / l < 0,
+// The kick of PENALTY(p, l) with step h (README decision 4): for g = d - 2 eta / l < 0,
 //   s = e if the primitives separate (v_rel . n > 0, segment velocities before the kick), else 1;
 //   J_n = h 2 l^3 k s |g|;  v_a += minv_a J_n alpha_a n,  v_b -= minv_b J_n beta_b n;
-// then, if mu > 0, the capped Coulomb impulse (spec 3.2 [CHOICE])
+// then, if mu > 0, the capped Coulomb impulse (the paper's §7.2; README decision 33)
 //   J_f = -min(mu J_n, m_t |v_t|) v_t / |v_t|, m_t = 1 / (sum alpha^2 minv_a + sum beta^2 minv_b),
 // distributed like the normal impulse. Velocity changes go to dv[0..na+nb) (A then B) and are
 // added to verts.v. Returns J_n (0 if g >= 0: nothing applied).

@@ -1,4 +1,4 @@
-// St-Venant-Kirchhoff constant-strain triangle (cst.hpp; specs/avi.md section 3.3).
+// St-Venant-Kirchhoff constant-strain triangle (cst.hpp; README decisions 8 and 21).
 #include "modules/avi/cst.hpp"
 
 #include <Eigen/Geometry>

@@ -1,7 +1,7 @@
-// Distributed AVI, option A of specs/avi.md section 6.4 (see domain.hpp for the scheme).
+// Distributed AVI, option A of modules/avi/README.md, decision 57 (see domain.hpp for the scheme).
 //
-// Why the result equals the serial one up to round-off (spec 2.9 invariant, spec 6.3):
-//  - Every potential keeps its own lattice clock j h (dyadic steps, spec 6.4 A.1), whichever
+// Why the result equals the serial one up to round-off (README decision 4, invariant, README decision 57):
+//  - Every potential keeps its own lattice clock j h (dyadic steps, README decision 57, step 1), whichever
 //    engine object processes it, and an engine restarted at an epoch start t0 resumes each clock
 //    at the first lattice point after t0 (EngineStart): the set of (potential, tick) pairs is
 //    that of the serial run.
@@ -9,7 +9,7 @@
 //    contains only rank-local events (no boundary vertex in their stencil or support), and every
 //    event touching a boundary vertex runs at a window end T*, after the ghosts it reads were
 //    refreshed. Kicks at the same time commute (positions at T* do not depend on kicks at T*).
-//  - The invariant of spec 2.9 (every tick with V_l != 0 is processed) holds on every rank: a
+//  - The invariant of README decision 4 (every tick with V_l != 0 is processed) holds on every rank: a
 //    certificate reading a ghost is rescheduled at every window end where that ghost changed
 //    (option (i) of the certificate-support caveat: every kick to a boundary vertex is a sync
 //    event), and an expired broad phase rolls the epoch back. So the partitioned run processes
@@ -31,7 +31,7 @@
 // Collectives per window: one 3-value min reduction and two neighbour exchanges of the ghosted
 // vectors (impulses to the owners, then states to the ghosts). Per epoch: one allgatherv of
 // the owned state and active layers, and new index maps / vectors only if some rank's ghost or
-// boundary set changed. Synchronisation is global (an allreduce), not neighbour-only (spec 6.4
+// boundary set changed. Synchronisation is global (an allreduce), not neighbour-only (README decision 57
 // A.5): simpler and enough at the rank counts of the tests and benchmarks.
 #include "modules/avi/domain.hpp"
 
@@ -458,7 +458,7 @@ struct Domain::Impl {
                      engine->nextSyncTime(), " before the window end ", Ts);
         // The ghosts are already current here: nothing touched a boundary vertex since the last
         // refresh (only sync events do, and they run at window ends), so the refresh before
-        // processAt that spec 6.4 A.4 describes would copy the same values; it is skipped.
+        // processAt that README decision 57, step 4 describes would copy the same values; it is skipped.
         engine->processAt(Ts);
       });
       exchangeImpulses(Ts);
@@ -490,14 +490,14 @@ Domain::Domain(Comm comm, la::Backend& backend, Scene scene, const EngineOptions
     try {
       backend.requireUsable(*map);
     } catch (InputError& e) {
-      e.addContext("avi: the distributed engine (option A of spec 6.4) exchanges ghost vertices "
+      e.addContext("avi: the distributed engine (option A, README decision 57) exchanges ghost vertices "
                    "through the backend's vectors");
       throw;
     }
   }
   if (!(options.dyadicBase > 0.0))
     throw InputError(str("avi: at ", d.size, " ranks every step must lie on a dyadic lattice "
-                         "(avi.integrator.dyadic_base > 0, spec 6.4 A.1), got dyadic_base = ",
+                         "(avi.integrator.dyadic_base > 0, README decision 57, step 1), got dyadic_base = ",
                          options.dyadicBase));
   const Vertices& V = d.scene.vertices;
   d.startEpoch(0.0, RawState{V.x, V.v, V.t}, {});

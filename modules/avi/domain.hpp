@@ -1,8 +1,9 @@
 #pragma once
-// Distributed AVI, option A of specs/avi.md section 6.4: exact conservative domain decomposition.
-// The Domain is what the module drives at any rank count (at 1 rank it wraps one serial Engine).
+// Distributed AVI, option A of modules/avi/README.md, decision 57: exact conservative domain
+// decomposition. The Domain is what the module drives at any rank count (at 1 rank it wraps one
+// serial Engine).
 //
-// Scheme (README decisions; spec 6.4 steps 1-7):
+// Scheme (README decisions 16 and 57, steps 1-7):
 //  - steps rounded down to dyadic levels (EngineOptions::dyadicBase, forced > 0 by the module);
 //  - objects (scene.objects) partitioned over ranks by vertex count; at every epoch start the
 //    objects joined by active contact layers (contact clusters) are moved to one rank;

@@ -1,6 +1,6 @@
-// The serial event engine of the AVI with nested penalty layers: the loop of specs/avi.md
-// section 2.9 (INIT, ESTABLISH, ACTIVATE, MAIN LOOP, RESCHEDULE_CERTS, TRY_CERT), which fixes
-// the gaps 1-5 of the paper's Algorithms 2-5 (spec 2.8). Decisions are in the README; the ones
+// The serial event engine of the AVI with nested penalty layers: the loop of modules/avi/README.md,
+// decision 4 (INIT, ESTABLISH, ACTIVATE, MAIN LOOP, RESCHEDULE_CERTS, TRY_CERT), which fixes the
+// gaps 1-5 of the paper's Algorithms 2-5 (the paper's §6). Decisions are in the README; the ones
 // taken here are commented where they act.
 #include <algorithm>
 #include <cmath>
@@ -38,7 +38,7 @@ double Engine::Impl::forceH(double h) const {
 }
 
 double Engine::Impl::layerH(const ContactPair& p, int l) const {
-  // h_l = C_safe sqrt(m_min / (4 k)) l^(-3/2) (spec 2.2 [CHOICE]); fixed for the pair's lifetime
+  // h_l = C_safe sqrt(m_min / (4 k)) l^(-3/2) (README decision 5); fixed for the pair's lifetime
   // since m_min and l are.
   if (opt.uniformStep > 0.0) return opt.uniformStep;
   const double h = layerStep(opt.cSafe, p.mMin, scene.k, l);
@@ -46,8 +46,8 @@ double Engine::Impl::layerH(const ContactPair& p, int l) const {
 }
 
 std::int64_t Engine::Impl::firstTickAtOrAfter(double t, double h) {
-  // ACTIVATE (spec 2.9): j = ceil(t / h), plus one if j h < t by round-off; never j = 0
-  // (potentials are not sampled at 0, spec 1.3).
+  // ACTIVATE (README decision 4): j = ceil(t / h), plus one if j h < t by round-off; never j = 0
+  // (potentials are not sampled at 0, the paper's §4).
   auto j = static_cast<std::int64_t>(std::ceil(t / h));
   while (static_cast<double>(j) * h < t) ++j;
   while (j > 1 && static_cast<double>(j - 1) * h >= t) --j;
@@ -62,7 +62,7 @@ std::int64_t Engine::Impl::firstTickAfter(double t, double h) {
 }
 
 // ------------------------------------------------------------------------------------------
-// construction (INIT of spec 2.9)
+// construction (INIT of README decision 4)
 
 Engine::Impl::Impl(Scene s, const EngineOptions& o, const EngineStart& start, const Partition* partition)
     : scene(std::move(s)), opt(o) {
@@ -183,7 +183,7 @@ Engine::Impl::Impl(Scene s, const EngineOptions& o, const EngineStart& start, co
                               scriptSync[si]);
   }
 
-  // Material potentials: fixed steps, first tick after t0 (j = 1 at h when t0 = 0, spec 1.4).
+  // Material potentials: fixed steps, first tick after t0 (j = 1 at h when t0 = 0, the paper's Algorithm 1).
   const std::size_t nf = scene.forces.size();
   forceOwned.assign(nf, 1);
   forceSync.assign(nf, 0);
@@ -295,7 +295,7 @@ void Engine::Impl::rebuildPairs(double t, bool initial, const EngineStart* start
     ContactPair& p = pairs[pi];
     const auto id = static_cast<std::int32_t>(pi);
     if (opt.bruteForce) {
-      // Brute force (spec 5.2 C1/C2): layers 1..B always queued, on their lattices.
+      // Brute force (tests C1 / C2, README decision 58): layers 1..B always queued, on their lattices.
       p.layers.assign(opt.bruteForceLayers, LayerClock{});
       for (int l = 1; l <= opt.bruteForceLayers; ++l) {
         const double h = layerH(p, l);
@@ -366,7 +366,7 @@ void Engine::Impl::activate(int pi, int l, double t, bool strictlyAfter) {
   const double h = layerH(p, l);
   LayerClock& c = p.layers[l - 1];
   if (opt.restartClocks) {
-    // NEGATIVE TEST ONLY: a lattice relative to the activation (violates spec 2.7).
+    // NEGATIVE TEST ONLY: a lattice relative to the activation (violates the paper's §6).
     c.origin = t;
     c.j = 1;
   } else {
@@ -381,7 +381,7 @@ void Engine::Impl::activate(int pi, int l, double t, bool strictlyAfter) {
 
 void Engine::Impl::establish(int pi, double t) {
   Section timer(*this, shares.certificates);
-  // ESTABLISH (spec 2.9; fixes gap 1 of spec 2.8): certify layer L_p + 1, or activate it early
+  // ESTABLISH (README decision 4; fixes gap 1 of the paper's §6, Algorithms 2-5): certify layer L_p + 1, or activate it early
   // and try the next one, until a slab with a useful lifetime (>= tau_min, and > 0 so the loop
   // progresses) is found.
   for (;;) {
@@ -427,7 +427,7 @@ bool Engine::Impl::tryCert(int pi, int l, double t) {
 }
 
 void Engine::Impl::rescheduleVertex(int a, double t, bool lazy) {
-  // RESCHEDULE_CERTS (spec 2.9): the slab stays, its expiry moves (>= t). Lazy (README): only
+  // RESCHEDULE_CERTS (README decision 4): the slab stays, its expiry moves (>= t). Lazy (README): only
   // earlier, and not at all when the batch's velocity change dvSum[a] moves `a` away from its
   // face (w . dv >= 0 on the A side, <= 0 on the B side), since then no crossing comes sooner.
   Vec3 xa[3], va[3], xb[3], vb[3];
@@ -522,7 +522,7 @@ void Engine::Impl::onForce(int i, double t) {
     } else {
       for (int k = 0; k < f.n; ++k) fd[k].setZero();
     }
-    // KICK (spec eq. 9): v_a += h minv_a (-dV/dx_a + f_damp,a).
+    // KICK (the paper's Eq. (9)): v_a += h minv_a (-dV/dx_a + f_damp,a).
     for (int k = 0; k < f.n; ++k) {
       const int a = f.v[k];
       if (V.minv[a] == 0.0) continue;
@@ -576,7 +576,7 @@ void Engine::Impl::onPenalty(int pi, int l, double t) {
   // (RESCHEDULE_CERTS of the kicked vertices is batched: noteKick -> markDirty.)
   if (!kicked && !opt.bruteForce && l == p.deepest && tryCert(pi, l, t)) {
     // Zero force on the deepest layer with a certificate for it: the layer is dropped and the
-    // new certificate guards it (spec 2.8 gaps 2, 3, 5). Separation is not required (README).
+    // new certificate guards it (README decisions 4 and 31). Separation is not required (README).
     pairs[pi].deepest = l - 1;
     ++counters.deactivations;
     return;

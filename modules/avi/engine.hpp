@@ -1,7 +1,7 @@
 #pragma once
 // The asynchronous variational integrator with nested penalty layers and separating-slab
-// certificates: the complete loop of specs/avi.md section 2.9 (which fixes the defects of the
-// paper's Algorithms 2-5, spec 2.8) over one indexed priority queue.
+// certificates: the complete loop of modules/avi/README.md, decision 4 (which fixes the
+// defects of the paper's Algorithms 2-5) over one indexed priority queue.
 //
 // Event kinds: FORCE (material / gravity potential i at j h^i), PENALTY (pair p, layer l at
 // j h_l), CERT (certificate expiry of pair p), SCRIPT (velocity change of scripted vertices),
@@ -9,7 +9,7 @@
 // sequence id, so two runs are bitwise identical.
 //
 // Serial use: Engine e(scene, options); e.advanceTo(T); e.measure(T).
-// Partitioned use (domain.hpp, option A of spec 6.4): every rank builds an Engine for the whole
+// Partitioned use (domain.hpp, option A, README decision 57): every rank builds an Engine for the whole
 // scene with a Partition; it then queues only the events it owns, and the Domain drives windows
 // with processBefore / processAt and the ghost hooks below.
 #include <array>
@@ -83,7 +83,7 @@ struct TimeShares {
   double total = 0.0;         // inside advanceTo / processBefore / processAt
 };
 
-// Diagnostics at a common time T without changing the state (spec 5.0).
+// Diagnostics at a common time T without changing the state (README decision 58).
 struct Measurement {
   double time = 0.0;
   double kinetic = 0.0;   // sum 1/2 m v^2 over free vertices (segment velocities)
@@ -134,7 +134,7 @@ class Engine {
   int deepestActive(const PairKey& key) const;  // 0 if the pair is not a candidate / inactive
   std::vector<ActiveLayers> activeLayers() const;  // owned pairs with deepest >= 1, sorted by key
   const std::vector<KickRecord>& kicks() const;
-  // Spec 2.9 invariant at time t for every owned candidate pair and every layer l <= maxCheck:
+  // The invariant of README decision 4 at time t for every owned candidate pair and every layer l <= maxCheck:
   // either PENALTY(p, l) is queued with its next tick >= t, or the certificate of p guards l
   // and proves g >= 0 up to its expiry >= t. Returns "" or a description of the first violation.
   std::string checkInvariant(double t, int maxCheck = 16) const;

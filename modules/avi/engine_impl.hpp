@@ -1,5 +1,5 @@
 #pragma once
-// Internal state of avi::Engine (engine.cpp: the loop of specs/avi.md section 2.9;
+// Internal state of avi::Engine (engine.cpp: the loop of modules/avi/README.md, decision 4;
 // engine_measure.cpp: diagnostics and the invariant check; engine_state.cpp: checkpoints).
 #include <chrono>
 #include <cstdint>
@@ -106,7 +106,7 @@ struct Engine::Impl {
   int nextQueue() const;
   double nextTime() const;
 
-  // ---- steps and clocks (spec 2.7, 2.9 TICK) ----
+  // ---- steps and clocks (the paper's §6; README decision 4, TICK) ----
   double layerH(const ContactPair& p, int l) const;
   double forceH(double h) const;
   static std::int64_t firstTickAtOrAfter(double t, double h);  // ceil(t/h), >= 1

@@ -1,5 +1,5 @@
-// Diagnostics at a common time without touching the state (specs/avi.md section 5.0) and the
-// certificate invariant of section 2.9 (test C3).
+// Diagnostics at a common time without touching the state (modules/avi/README.md, decision 58)
+// and the certificate invariant of decision 4 (test C3).
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
@@ -23,7 +23,7 @@ Measurement Engine::Impl::measure(double T) const {
   Measurement m;
   m.time = T;
   xs.resize(n);
-  for (int a = 0; a < n; ++a) xs[a] = V.at(a, T);  // drifted copies (spec 5.0)
+  for (int a = 0; a < n; ++a) xs[a] = V.at(a, T);  // drifted copies (README decision 58)
   for (int a = 0; a < n; ++a) {
     if (!ownedVertex[a] || V.scripted(a)) continue;
     const double ma = V.mass[a];
@@ -65,7 +65,7 @@ Measurement Engine::Impl::measure(double T) const {
     }
   }
   m.candidatePairs = static_cast<std::int64_t>(pairs.size());
-  // Exact triangle-triangle tests between non-adjacent contact triangles (spec 5.0 (b)).
+  // Exact triangle-triangle tests between non-adjacent contact triangles (README decision 58).
   if (scene.dim == 3 && scene.contactTriangles.size() > 1) {
     measureBroad.trianglePairs(scene, xs, triPairs);
     for (const auto& [i, j] : triPairs) {

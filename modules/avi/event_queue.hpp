@@ -1,13 +1,13 @@
 #pragma once
-// The event queue of the AVI (specs/avi.md sections 1.4 and 2.9 STATE): an indexed binary
+// The event queue of the AVI (the paper's Algorithm 1 and README decision 4): an indexed binary
 // min-heap keyed (time, seq) with stable handles, so a certificate can be moved (update) or
-// dropped (remove) in O(log Q) when a velocity in its support changes (spec 2.6, Alg. 3).
+// dropped (remove) in O(log Q) when a velocity in its support changes (the paper's §6, Alg. 3).
 //
 // Tie-break (README decision): equal times pop in the order of a 64-bit secondary key. Either
 // the queue draws it from a counter (push / update without a key: push order), or the caller
 // gives a canonical key (the engine: event class and potential index, so the order of same-time
 // events does not depend on certificate bookkeeping). Same-time kicks commute mathematically
-// (spec 1.4), so any order is valid; a fixed one makes the round-off reproducible.
+// (the paper's Algorithm 1), so any order is valid; a fixed one makes the round-off reproducible.
 //
 // Storage: a slot table (payload, key, heap position) addressed by handle, a free list of slots
 // and the heap array of slot indices. After a warm-up to the largest queue size nothing allocates.

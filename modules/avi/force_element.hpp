@@ -1,6 +1,6 @@
 #pragma once
-// Material and external potentials V^i of the AVI (specs/avi.md sections 1.3 and 3.3), each with
-// its own fixed step h^i and its own clock: the i-th potential ticks at j * h^i, j = 1, 2, ...
+// Material and external potentials V^i of the AVI (the paper's §4 and the models of its §8), each
+// with its own fixed step h^i and its own clock: the i-th potential ticks at j * h^i, j = 1, 2, ...
 // (never at 0, never restarted; the clock index j is stored, the time j * h is recomputed).
 //
 // One struct for every kind (a tagged record rather than a class hierarchy): the event loop keeps
@@ -9,9 +9,9 @@
 // rod_bend.cpp, gravity.cpp; force_element.cpp dispatches.
 //
 // Conventions: gradient() writes dV/dx_a for the n stencil vertices (the kick is
-// v_a -= h minv_a dV/dx_a, spec eq. 9); dampingForce() writes the non-variational viscous force
-// on strain rates (spec 3.3, decision recorded in the README), already with its sign (it is
-// added to the kick as v_a += h minv_a f_a). Energies use the 1/2 convention of spec 3.3.
+// v_a -= h minv_a dV/dx_a, the paper's Eq. (9)); dampingForce() writes the non-variational viscous force
+// on strain rates (the paper's §8, decision recorded in the README), already with its sign (it is
+// added to the kick as v_a += h minv_a f_a). Energies use the 1/2 convention (README decision 59).
 #include <Eigen/Core>
 #include <array>
 #include <cstdint>
@@ -21,9 +21,9 @@
 namespace kinema::avi {
 
 enum class ForceKind : std::uint8_t {
-  Spring,   // 2 vertices: V = 1/2 k (|x1 - x0| - L)^2                           (spec 3.3)
-  Cst,      // 3 vertices: St-Venant-Kirchhoff membrane on the rest triangle       (spec 3.3)
-  Hinge,    // 4 vertices (edge x0-x1, flaps x2, x3): discrete-shell bending        (spec 3.3)
+  Spring,   // 2 vertices: V = 1/2 k (|x1 - x0| - L)^2                           (the paper's §8)
+  Cst,      // 3 vertices: St-Venant-Kirchhoff membrane on the rest triangle       (the paper's §8)
+  Hinge,    // 4 vertices (edge x0-x1, flaps x2, x3): discrete-shell bending        (the paper's §8)
   RodBend,  // 3 vertices x0-x1-x2: discrete rod bending at x1                      (README)
   Gravity   // 1 vertex:  V = -m g . x
 };
@@ -70,7 +70,7 @@ ForceElement makeGravity(int a, double mass, const Vec3& g);
 double energy(const ForceElement& e, const Vec3* x);
 // dV/dx for the stencil positions, into grad[0..n).
 void gradient(const ForceElement& e, const Vec3* x, Vec3* grad);
-// Viscous damping force (spec 3.3 [CHOICE]) for positions x and velocities v, into f[0..n);
+// Viscous damping force (README decisions 7 and 24) for positions x and velocities v, into f[0..n);
 // writes zeros when e.damping == 0. Translation- and rotation-invariant (sum f = 0, sum x x f = 0).
 void dampingForce(const ForceElement& e, const Vec3* x, const Vec3* v, Vec3* f);
 // A stable step estimate for the element alone: C_safe * 2 / omega_max with omega_max from the

@@ -1,6 +1,6 @@
 #pragma once
-// The ghost exchange of the distributed AVI (specs/avi.md section 6.4 option A steps 2 and 4,
-// section 6.5 "StateStore"), through the backend's ghosted vectors -- the module never sees
+// The ghost exchange of the distributed AVI (option A of README decision 57, steps 2
+// and 4), through the backend's ghosted vectors -- the module never sees
 // PETSc or Tpetra.
 //
 // Per epoch (fixed ownership), vertices are renumbered by owner: rank r's vertices, in increasing

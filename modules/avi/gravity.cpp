@@ -1,4 +1,4 @@
-// Gravity potential (gravity.hpp; specs/avi.md section 3.3).
+// Gravity potential (gravity.hpp; the paper's §8.1).
 #include "modules/avi/gravity.hpp"
 
 #include <cmath>

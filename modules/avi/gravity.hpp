@@ -1,5 +1,5 @@
 #pragma once
-// Gravity as an asynchronous potential on one vertex (specs/avi.md section 3.3):
+// Gravity as an asynchronous potential on one vertex (the paper's §8.1, second experiment):
 // V = -m g . x, dV/dx = -m g. No damping, no stability limit (stableStep = +inf).
 #include "modules/avi/force_element.hpp"
 

@@ -1,4 +1,4 @@
-// Discrete-shell hinge bending (hinge.hpp; specs/avi.md section 3.3).
+// Discrete-shell hinge bending (hinge.hpp; Grinspun et al. 2003, the paper's ref. [42]).
 #include "modules/avi/hinge.hpp"
 
 #include <Eigen/Geometry>

@@ -1,5 +1,6 @@
 #pragma once
-// Discrete-shell bending on an interior edge (Grinspun et al. 2003; specs/avi.md section 3.3):
+// Discrete-shell bending on an interior edge (Grinspun et al. 2003, the paper's ref. [42],
+// used in its §8; modules/avi/README.md, decisions 8 and 22):
 // stencil: edge (x0, x1), flap x2 in triangle (x0, x1, x2), flap x3 in triangle (x1, x0, x3).
 // W = k_b (theta - theta_bar)^2 * 3 |e_bar|^2 / (A1_bar + A2_bar)   (e.weight holds the factor),
 // theta = signed dihedral (bending) angle, 0 when flat, in (-pi, pi]:
@@ -12,7 +13,7 @@
 //   above is the one for which these are +grad theta, checked by finite differences in U6).
 // theta - theta_bar is not wrapped: passing through the fold theta = +-pi needs the flaps to
 // interpenetrate, which contact prevents (README).
-// Damping (spec 3.3 [CHOICE]): f = -c (dtheta/dt) grad theta, dtheta/dt = grad theta . v.
+// Damping (README decisions 7 and 24): f = -c (dtheta/dt) grad theta, dtheta/dt = grad theta . v.
 #include "modules/avi/force_element.hpp"
 
 namespace kinema::avi {

@@ -1,5 +1,5 @@
 #pragma once
-// Generators of triangle surface meshes for the avi scenes (specs/avi.md section 4). Every
+// Generators of triangle surface meshes for the avi scenes (the paper's §8). Every
 // generator returns a geometry::TriMesh with consistently oriented triangles (closed ones
 // outward) and throws InputError on bad sizes. Counts:
 //   gridMesh(nx, ny)            (nx + 1)(ny + 1) vertices, 2 nx ny triangles (open)
@@ -23,19 +23,19 @@ namespace kinema::avi {
 geometry::TriMesh gridMesh(double lx, double ly, int nx, int ny);
 
 // Geodesic sphere of frequency nu about the origin: every icosahedron face split into nu^2
-// triangles, vertices projected onto the sphere (spec 4.5: nu = 3 gives the paper's 92 vertices).
+// triangles, vertices projected onto the sphere (the paper's §8.5: nu = 3 gives the paper's 92 vertices).
 geometry::TriMesh icosphere(double radius, int nu);
 
 // Disc of `radius` at z = 0 (normal +z): a centre vertex and rings i = 1..rings of 6 i vertices.
 geometry::TriMesh discMesh(double radius, int rings);
 
-// Closed thin-shell triangular prism (spec 4.5 wedge): isosceles cross section in the xz plane with
+// Closed thin-shell triangular prism (the paper's §8.5 wedge): isosceles cross section in the xz plane with
 // base from x = -base/2 to base/2 at z = 0 and apex (0, height), extruded along y over [0, length].
 // Each side of the cross section is split into `sideDivisions` pieces, the length into `segments`;
 // the two end caps are fans from a centre vertex.
 geometry::TriMesh prismShell(double base, double height, double length, int segments, int sideDivisions);
 
-// Thin spike (spec 4.6, Fig. 11): a regular hexagonal pyramid of the given height, apex at
+// Thin spike (the paper's §8.6, Fig. 11): a regular hexagonal pyramid of the given height, apex at
 // (0, 0, height), base hexagon at z = 0 (not closed), whose six isosceles side triangles have the
 // apex angle `apexAngleDeg`: base side s = 2 H sin(a/2) / sqrt(1 - 4 sin^2(a/2)).
 geometry::TriMesh spikeMesh(double height, double apexAngleDeg);

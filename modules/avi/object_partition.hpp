@@ -1,5 +1,5 @@
 #pragma once
-// Vertex ownership of the distributed AVI (specs/avi.md section 6.4, option A steps 2 and 7):
+// Vertex ownership of the distributed AVI (option A of README decision 57, steps 2 and 7):
 // whole objects (scene.objects: a mesh, a particle, a rod) go to ranks, balanced by vertex count,
 // and every contact cluster -- a connected component of the graph whose nodes are objects and
 // whose edges are pairs with at least one active penalty layer -- goes whole to one rank, so deep

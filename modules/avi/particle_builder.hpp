@@ -1,5 +1,5 @@
 #pragma once
-// Free particles (point masses) for the balls scenes (spec 4.2): each an isolated contact point
+// Free particles (point masses) for the balls scenes (the paper's §8.2): each an isolated contact point
 // (point-point pairs with every other isolated point, point-plane pairs with every plane), its
 // own object, no material potential. With eta = the ball radius, layer 1 of a point-point pair
 // starts where the two balls touch (centre distance 2 eta).

@@ -1,4 +1,4 @@
-// Nested discrete penalty layers (specs/avi.md sections 2.1-2.2, penalty_layer.hpp).
+// Nested discrete penalty layers (the paper's §5, penalty_layer.hpp).
 //
 // "Active" means g_{eta/l}(d) = d - 2 eta / l < 0 everywhere in this file (at g = 0 the layer's
 // energy and force vanish anyway), so activeLayerCount agrees bit-for-bit with the layers whose
@@ -71,7 +71,7 @@ double layerStep(double cSafe, double mMin, double k, int l) {
   return cSafe * std::sqrt(mMin / (4.0 * k)) / (dl * std::sqrt(dl));
 }
 
-// base 2^-m with m >= 0 the smallest integer such that base 2^-m <= h (spec 6.4 option A step 1).
+// base 2^-m with m >= 0 the smallest integer such that base 2^-m <= h (README decision 57, step 1).
 double dyadicStep(double h, double base) {
   if (!(h > 0.0) || !(base > 0.0) || !std::isfinite(h) || !std::isfinite(base))
     throw InputError(str("avi dyadic step: need finite h > 0 and base > 0 (h = ", h, ", base = ", base, ")"));

@@ -8,7 +8,7 @@
 // With a straight rest shape W = k_b |kb|^2 / lbar is smooth at the straight state; with a curved
 // rest shape the straight state is a cone point of |kb| (no preferred bending direction without
 // a material frame), where the gradient is taken as 0.
-// Damping (spec 3.3 [CHOICE], analogous to the hinge): f = -c (d|kb|/dt) grad |kb|.
+// Damping (README decisions 7 and 24, analogous to the hinge): f = -c (d|kb|/dt) grad |kb|.
 #include "modules/avi/force_element.hpp"
 
 namespace kinema::avi {

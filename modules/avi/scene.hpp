@@ -1,10 +1,10 @@
 #pragma once
 // A built AVI scene: everything the engine needs and nothing about YAML (scene_builder.hpp makes
 // it from the parameters). Units are whatever the scene states (the spring is dimensionless;
-// the 3D paper scenes use cm-g-s, spec 3.3 "Units").
+// the 3D paper scenes use cm-g-s, README decision 8).
 //
 // Contact surfaces are given as primitive lists; the engine forms candidate pairs between them
-// (spec 2.3): in 3D, contactPoints x contactTriangles (vertex-face), contactEdges x contactEdges
+// (README decision 26): in 3D, contactPoints x contactTriangles (vertex-face), contactEdges x contactEdges
 // (edge-edge), isolated points x isolated points (particles, point-point); in 2D (dim == 2, every
 // z and v_z exactly 0), contactPoints x contactEdges (point-edge) and isolated x isolated points.
 // Every contact point also meets every plane. Pairs sharing a vertex, and pairs whose vertices are

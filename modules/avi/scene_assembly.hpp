@@ -2,7 +2,7 @@
 // Building blocks shared by the scene generators (scene_shells.cpp, scene_balls.cpp, ...): adding
 // vertices and objects to a Scene, choosing the steps of material potentials, gravity, scripted
 // motion. The engine rounds steps to dyadic levels where it needs them; here every potential gets
-// its own step h (spec 1.3).
+// its own step h (the paper's §4).
 #include <string>
 #include <vector>
 
@@ -29,7 +29,7 @@ int addVertex(Scene& scene, const Vec3& x, const Vec3& v, double mass, bool scri
 // Closes the current object's vertex range (numVertices).
 void endObject(Scene& scene);
 
-// Gravity V = -m g . x on every free vertex without one (spec 3.3), each with its own clock of
+// Gravity V = -m g . x on every free vertex without one (the paper's §8), each with its own clock of
 // step `step` if > 0; else the smallest step of the material potentials on that vertex, or
 // `fallback` for a vertex without any. Sets scene.gravity.
 void addGravity(Scene& scene, const Vec3& g, double step, double fallback);

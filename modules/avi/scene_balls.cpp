@@ -1,4 +1,5 @@
-// Balls of particles (specs/avi.md section 4.2) and free particles for momentum (spec 5.3 M1).
+// Balls of particles (the paper's §8.2, Figs. 3-5) and free particles for momentum (test M1,
+// modules/avi/README.md, decision 58).
 //
 // Each ball is a point mass with eta = its radius (point-point layer 1 starts when two balls
 // touch, centre distance 2 eta). Walls are planes placed eta OUTSIDE the physical box, so the
@@ -8,7 +9,7 @@
 // uniform random direction; splitmix64 with the given seed (the same on every platform).
 //
 // balls_2d: the paper's 900 balls of r = 0.1 m do not fit in a 3 m x 3 m square (area fraction
-// 3.14, spec 4.2); the default keeps the 900 balls and the 3 m box with r = 0.02 m (area fraction
+// 3.14, the paper's §8.2); the default keeps the 900 balls and the 3 m box with r = 0.02 m (area fraction
 // 0.126, close to the 0.140 volume fraction of the 3D reading) and k = 2.5e4 so that the layer-1
 // capacity k (2 eta)^2 = 40 J equals balls_3d's.
 // balls_3d: 900 balls of r = 0.1 m in a 3 m cube (volume fraction 0.140), mass 1 kg, speeds

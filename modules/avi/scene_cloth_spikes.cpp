@@ -1,8 +1,8 @@
-// cloth_spikes (specs/avi.md section 4.6, Figs. 10-12; cm-g-s): two cloths of 15 x 50 cm
-// (stretching 500, bending 0.1, stretching damping 1.0, bending damping 0.1) dropped under gravity
-// 980 cm/s^2 onto a fixed 20 x 20 cm plate carrying 6 x 6 spikes of height 7.8 cm, each six sliver
-// triangles with apex angle 3.47 degrees (a regular hexagonal pyramid of base side 0.47 cm, spec
-// 4.6 [DERIVED]), on a grid of pitch 20/6 cm.
+// cloth_spikes (the paper's §8.6, Figs. 10-12; README decision 43; cm-g-s): two cloths of 15 x 50
+// cm (stretching 500, bending 0.1, stretching damping 1.0, bending damping 0.1) dropped under
+// gravity 980 cm/s^2 onto a fixed 20 x 20 cm plate carrying 6 x 6 spikes of height 7.8 cm, each six
+// sliver triangles with apex angle 3.47 degrees (a regular hexagonal pyramid of base side 0.47 cm,
+// derived from the paper's §8.6), on a grid of pitch 20/6 cm.
 //
 // Choices (not in the paper): the cloth is a regular grid with `resolution` cells across its
 // 15 cm width (the length gets the same spacing): 6 (7 x 21 = 147 vertices per cloth, minutes
@@ -14,7 +14,7 @@
 // scripted and stand 0.05 cm above it (touching fixed triangles would count as intersections in
 // the diagnostics; no cloth vertex fits through the gap since 2 eta = 0.2 cm). The cloths start
 // flat, 1 cm and 2 cm above the spike tips, centred over the plate, their length along x.
-// Pulling (spec 4.6 second part, optional): the x = +25 cm edge of the bottom cloth is scripted
+// Pulling (the paper's §8.6 second part, optional): the x = +25 cm edge of the bottom cloth is scripted
 // from t = 0 (held in place while the cloth drapes: a pinned edge must be scripted from the start
 // because a vertex's inverse mass cannot change) and moves along +x at pull_speed from
 // pull_start on.

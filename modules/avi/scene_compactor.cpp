@@ -1,9 +1,9 @@
-// trash_compactor (specs/avi.md section 4.7, Fig. 13; cm-g-s): coarse thin-shell solids in a box
-// of 71.5 x 36.7 x 9.3 cm whose four side walls close in, the length at 20 cm/s and the width at
-// 10 cm/s (total rates: each end wall moves at 10 cm/s, each side wall at 5 cm/s; spec 4.7
+// trash_compactor (the paper's §8.7, Fig. 13; README decision 44; cm-g-s): coarse thin-shell solids
+// in a box of 71.5 x 36.7 x 9.3 cm whose four side walls close in, the length at 20 cm/s and the
+// width at 10 cm/s (total rates: each end wall moves at 10 cm/s, each side wall at 5 cm/s; the paper's §8.7
 // [DERIVED] shows the rates must be totals), for 3.4 s (footprint 3.5 x 2.7 cm at the end); the
-// walls then stop. All objects: stretching 1000, bending 10, stretching damping 15, bending
-// damping 0.5, gravity 980 cm/s^2.
+// walls then stop. All objects: stretching 1000, bending 10, stretching damping 15, bending damping
+// 0.5, gravity 980 cm/s^2.
 //
 // Choices: the walls are one scripted mesh (four rectangles sharing their vertical corner edges,
 // each corner moving with the velocity of both walls it joins, so the walls shrink with the box

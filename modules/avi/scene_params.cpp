@@ -89,7 +89,7 @@ Vec3 Random::direction(int dim) {
 void declareSceneParams(ParamSchema& s, const std::string& prefix) {
   const std::string& p = prefix;
   s.addChoice(p + ".generator", "spring_on_plane", sceneGenerators(),
-              "scene generator (specs/avi.md section 4); its arguments are under " + p + ".<generator>.*");
+              "scene generator (the paper's section 8); its arguments are under " + p + ".<generator>.*");
   s.addReal(p + ".eta", 0.1, Range::positive(),
             "contact thickness eta: layer l of a pair is active below distance 2 eta / l (unset: the generator's "
             "value; validation names the largest eta free of contact at rest)");

@@ -1,5 +1,5 @@
 #pragma once
-// Scene parameters of the avi module (specs/avi.md section 4): `<prefix>.generator` picks one of
+// Scene parameters of the avi module (the paper's §8): `<prefix>.generator` picks one of
 // sceneGenerators(), `<prefix>.<generator>.<arg>` are its arguments (each with default, range and
 // help), and shared keys (eta, k, gravity, material steps / safety) override the generator's
 // paper values only where the scene sets them. Relative mesh paths resolve against the scene

@@ -1,5 +1,5 @@
 // rod_knot (issue 8 "a tied rod knot pulled tight"; stands in for the paper's ribbon knots of
-// spec 4.4; cm-g-s): an open overhand (trefoil) knot with two straight tails whose end vertices
+// the paper's §8.4; cm-g-s): an open overhand (trefoil) knot with two straight tails whose end vertices
 // are scripted to move apart at `pull_speed` each (README decision 10: each end at the stated
 // speed), no gravity.
 //

@@ -1,6 +1,6 @@
-// Thin-shell scenes (cm-g-s, spec 3.3 "Units"):
+// Thin-shell scenes (cm-g-s, README decision 8):
 //
-// sphere_plate (spec 4.3, after Cirak & West): a spherical shell of radius 12.5 cm hits a free
+// sphere_plate (the paper's §8.3, after Cirak & West): a spherical shell of radius 12.5 cm hits a free
 // disc plate of radius 35 cm at 100 m/s (the sphere moves, the plate is at rest), both 0.35 cm
 // thick, material steps 1e-7 s, no gravity. Material (not in the paper): steel-like E = 2e12
 // dyn/cm^2 (200 GPa), nu = 0.3, rho = 7.8 g/cm^3. Mapping (README decision 8): CST Y = E t,
@@ -9,7 +9,7 @@
 // Contact: eta = t / 2 (layer 1 starts at the shell thickness), k = E t (contact as stiff as the
 // membrane, so layer-1 steps are of the order of the material step).
 //
-// sphere_wedge (spec 4.5, after Pandolfi et al.): a frequency-3 icosphere (92 vertices) of radius
+// sphere_wedge (the paper's §8.5, after Pandolfi et al.): a frequency-3 icosphere (92 vertices) of radius
 // 4.97 cm, its CENTRE 20.84 cm above the ground plane (the paper does not say which point; the
 // centre puts it 1.4 cm above both wedge faces, so it hits them after about 0.05 s and has
 // reflected by 0.42 s as in Fig. 8), falling at 100 cm/s without gravity onto two thin-shell
@@ -19,7 +19,7 @@
 // (the paper calls the objects rigid); wedge_fixed: false makes the prisms free shells of the same
 // material, lifted 3 eta above the ground plane.
 //
-// two_shells (spec 5.3 M1): two free icospheres colliding off-centre, no gravity, no walls:
+// two_shells (test M1, README decision 58): two free icospheres colliding off-centre, no gravity, no walls:
 // linear and angular momentum are conserved exactly.
 #include <Eigen/Geometry>
 #include <algorithm>

@@ -1,7 +1,7 @@
-// spring_on_plane (specs/avi.md section 4.1, Appendix A): a vertical spring of unit rest length,
-// stiffness and endpoint masses, at rest with its bottom a unit height above the fixed plane z = 0,
-// gravity 1 (dimensionless), eta = 0.1, k = 1000, spring and gravity steps 0.01. Total energy at
-// t = 0: m g (z_bottom + z_top) = 1 + 2 = 3; only layer 1 can ever activate.
+// spring_on_plane (the paper's §8.1, Fig. 2; modules/avi/README.md, decision 38): a vertical spring
+// of unit rest length, stiffness and endpoint masses, at rest with its bottom a unit height above
+// the fixed plane z = 0, gravity 1 (dimensionless), eta = 0.1, k = 1000, spring and gravity steps
+// 0.01. Total energy at t = 0: m g (z_bottom + z_top) = 1 + 2 = 3; only layer 1 can ever activate.
 #include "framework/core/error.hpp"
 #include "modules/avi/scene_generators.hpp"
 

@@ -1,8 +1,8 @@
 #pragma once
-// Thin shells (and cloth) from a triangle surface mesh (specs/avi.md section 3.3): lumped masses
-// (areal density * area / 3 per triangle corner), one CST membrane per triangle, one discrete-shell
-// hinge per interior edge, optional viscous damping, each potential with its own step; every
-// vertex a contact point, every edge a contact edge, every triangle a contact triangle.
+// Thin shells (and cloth) from a triangle surface mesh (the paper's §8; README decisions 8, 21,
+// 22): lumped masses (areal density * area / 3 per triangle corner), one CST membrane per triangle,
+// one discrete-shell hinge per interior edge, optional viscous damping, each potential with its own
+// step; every vertex a contact point, every edge a contact edge, every triangle a contact triangle.
 // Scripted shells (walls, the spiked plate, a fixed wedge) get masses for bookkeeping, minv = 0,
 // contact primitives and no elastic potentials (their stencils would be entirely prescribed).
 #include <string>

@@ -1,4 +1,4 @@
-// Linear spring (spring.hpp; specs/avi.md section 3.3).
+// Linear spring (spring.hpp; the paper's §8.1).
 #include "modules/avi/spring.hpp"
 
 #include <cmath>

@@ -1,7 +1,8 @@
 #pragma once
-// Linear spring between two vertices (specs/avi.md section 3.3 [CHOICE]):
+// Linear spring between two vertices (the paper's §8.1; the conventions are ours,
+// modules/avi/README.md, decision 59):
 // V = 1/2 k (l - L)^2, l = |x1 - x0| (the 1/2 convention; penalty layers use k g^2 without it).
-// Damping (spec 3.3 [CHOICE], README): f = -c (dl/dt) grad l, dl/dt = grad l . v.
+// Damping (README, decisions 7 and 24): f = -c (dl/dt) grad l, dl/dt = grad l . v.
 #include "modules/avi/force_element.hpp"
 
 namespace kinema::avi {

@@ -1,6 +1,6 @@
 #pragma once
 // Topology of triangle surface meshes (geometry::TriMesh, framework/geometry/tri_mesh.hpp) for
-// thin shells and cloth (specs/avi.md section 3.3): the unique edges, the interior edges with
+// thin shells and cloth (the paper's §8): the unique edges, the interior edges with
 // their two flaps (the hinge stencils of the discrete-shell bending), the boundary, and the
 // lumped vertex areas (one third of every incident triangle, so masses sum to density * area).
 #include <Eigen/Core>

@@ -1,8 +1,8 @@
 #pragma once
-// Per-vertex state of the asynchronous integrator (specs/avi.md section 2.9 STATE): position x_a
-// at its own time t_a, segment velocity v_a, mass and inverse mass (0 for scripted / fixed
-// vertices, whose velocity is prescribed). Lazy drift (spec 1.4): a vertex moves on a straight
-// line between kicks, so x_a(t) = x_a + (t - t_a) v_a; DRIFT(a, t) makes that the stored state.
+// Per-vertex state of the asynchronous integrator (README decision 4): position x_a at its own time
+// t_a, segment velocity v_a, mass and inverse mass (0 for scripted / fixed vertices, whose velocity
+// is prescribed). Lazy drift (the paper's Algorithm 1): a vertex moves on a straight line between
+// kicks, so x_a(t) = x_a + (t - t_a) v_a; DRIFT(a, t) makes that the stored state.
 #include <Eigen/Core>
 #include <cstdint>
 #include <vector>
@@ -28,7 +28,7 @@ struct Vertices {
     minv.assign(n, 1.0);
     object.assign(n, 0);
   }
-  // DRIFT(a, t) of spec 2.9.
+  // DRIFT(a, t) of README decision 4.
   void drift(int a, double time) {
     x[a] += (time - t[a]) * v[a];
     t[a] = time;

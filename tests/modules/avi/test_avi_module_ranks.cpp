@@ -1,17 +1,18 @@
 // The avi module through the runner at 1, 2 and 3 ranks (eigen at 1 rank; petsc and trilinos at
-// every rank count), specs/avi.md 4.1, 4.2, 5.0, 5.3 and the restart contract of framework/run:
-//  - spring on a plane (spec 4.1, paper values eta = 0.1, k = 1000, g = 1): the diagnostics CSV has
+// every rank count), the paper's §8.1-8.2, README decision 58 and the restart contract of
+// framework/run:
+//  - spring on a plane (the paper's §8.1, paper values eta = 0.1, k = 1000, g = 1): the diagnostics CSV has
 //    the module's columns, all finite; E(0) = 3 (closed form); E(t) stays in a band of C_safe-size
 //    around 3; only layer 1 ever activates (layer 2 needs stored energy >= 10 > 3); the bottom
 //    stays above the energy bound 0.2 - sqrt(3 / 1000) = 0.145; no horizontal momentum;
-//  - a few balls in 2D (spec 4.2, e = 1): finite columns, energy in a band of C_safe-size around
+//  - a few balls in 2D (the paper's §8.2, e = 1): finite columns, energy in a band of C_safe-size around
 //    E(0), contact happened, no intersection, z-momentum and in-plane angular momentum exactly 0;
 //  - a restart from a checkpoint reproduces the uninterrupted run: bitwise at 1 rank (positions
 //    and every diagnostics column but wall times, event counts included, which shows it continued
 //    from the checkpoint rather than replaying from t = 0), to 1e-10 (relative to the scene's
 //    size) at 2 and 3 ranks;
 //  - at 2 and 3 ranks with the dyadic base set, the balls run equals the module driven serially on
-//    Comm::self to 1e-8 of the box (spec 6.4 option A: equal up to round-off of drift splitting,
+//    Comm::self to 1e-8 of the box (option A, README decision 57: equal up to round-off of drift splitting,
 //    amplified by the collisions);
 //  - bad keys and values are InputErrors naming the key, before any output exists;
 //  - `kinema help avi` (the schema it prints) lists every avi parameter;
@@ -46,7 +47,7 @@ using namespace kinema;
 
 namespace {
 
-// Spec 4.1: unit spring, unit masses, bottom at z = 1, top at z = 2, plane z = 0, g = 1,
+// The paper's §8.1: unit spring, unit masses, bottom at z = 1, top at z = 2, plane z = 0, g = 1,
 // eta = 0.1, k = 1000. The first contact is at t ~ sqrt(2 * 0.8) = 1.26; 4 time units hold it.
 const char* kSpring = R"(module: avi
 backend: eigen
@@ -60,7 +61,7 @@ run: {checkpoint_every: 10, checkpoint_keep: 10, progress_seconds: 1000}
 output: {frame_every: 1}
 )";
 
-// Spec 4.2 in 2D, few enough balls to be quick; e = 1, no gravity.
+// The paper's §8.2 in 2D, few enough balls to be quick; e = 1, no gravity.
 const char* kBalls = R"(module: avi
 backend: eigen
 avi:
@@ -223,7 +224,7 @@ void checkSpring(const std::string& backend) {
   const auto& E = col(t, "total_energy");
   const auto& dE = col(t, "energy_change");
   ASSERT_EQ(static_cast<long>(E.size()), steps);
-  EXPECT_NEAR(E[0] - dE[0], 3.0, 1e-12) << "E(0) = sum m g z = 1 + 2 (spec 4.1)";
+  EXPECT_NEAR(E[0] - dE[0], 3.0, 1e-12) << "E(0) = sum m g z = 1 + 2 (the paper's §8.1)";
   double band = 0, zmin = 1e300;
   for (long s = 0; s < steps; ++s) {
     const auto k = static_cast<std::size_t>(s);
@@ -242,13 +243,13 @@ void checkSpring(const std::string& backend) {
     EXPECT_LE(std::abs(col(t, "momentum_x")[k]) + std::abs(col(t, "momentum_y")[k]), 1e-12);
     EXPECT_NEAR(col(t, "time")[k], 0.1 * static_cast<double>(s + 1), 1e-12);
   }
-  // Band: the frame energy uses segment velocities (spec 5.0), off by about h omega / 2 of the
+  // Band: the frame energy uses segment velocities (README decision 58), off by about h omega / 2 of the
   // energy exchanged per potential; 0.15 = 5% of E covers C_safe = 0.05 and the material steps
   // (Appendix A: [2.94, 3.07] at h = 0.01).
   EXPECT_LE(band, 0.15) << "spring on a plane: energy band around 3";
-  EXPECT_EQ(col(t, "deepest_layer_run").back(), 1.0) << "only layer 1 activates (spec 4.1), and it did";
+  EXPECT_EQ(col(t, "deepest_layer_run").back(), 1.0) << "only layer 1 activates (the paper's §8.1), and it did";
   EXPECT_LT(zmin, 1.0) << "the bottom vertex never was a candidate pair";
-  EXPECT_GE(zmin, 0.14) << "z_min >= 0.2 - sqrt(3/1000) = 0.145 (spec 4.1), less the band";
+  EXPECT_GE(zmin, 0.14) << "z_min >= 0.2 - sqrt(3/1000) = 0.145 (the paper's §8.1), less the band";
   double kicks = 0;
   for (double v : col(t, "rate_penalty_kick")) kicks += v;
   EXPECT_GT(kicks, 0.0);
@@ -290,7 +291,7 @@ void checkBalls(const std::string& backend) {
               << ", max |E - E0| / E0 = " << band / E0 << ", deepest layer " << col(t, "deepest_layer_run").back()
               << "\n";
 
-  // Spec 6.4 option A: at more ranks, with the dyadic base set on both sides, the run equals the
+  // Option A (README decision 57): at more ranks, with the dyadic base set on both sides, the run equals the
   // serial one up to round-off of drift splitting.
   if (world.size() > 1) {
     const std::string s = dir + "/s";
@@ -396,7 +397,7 @@ TEST(AviModuleRanks, BrokenRunIsAnErrorNamingTheTime) {
 
 // The dyadic base a run on several ranks uses when none is set (README decision 16): the largest
 // step of the run, so that rounding down shortens no step by a factor 2 or more. Spring on a
-// plane: spring and gravity steps 0.01 (spec Appendix A) against h_1 = C_safe sqrt(m / (4k)) =
+// plane: spring and gravity steps 0.01 (README decision 58) against h_1 = C_safe sqrt(m / (4k)) =
 // 0.05 sqrt(1 / 4000) = 7.9e-4; uniform_step wins when set. And the common times of the frames.
 TEST(AviModuleRanks, DyadicDefaultAndFrameTimes) {
   const std::string dir = test::scratchDir("avi_module_dyadic");

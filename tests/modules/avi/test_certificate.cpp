@@ -1,4 +1,4 @@
-// Separating-slab certificates (specs/avi.md section 2.5, test U8): random convex primitives
+// Separating-slab certificates (the paper's §6, test U8): random convex primitives
 // (point, edge, triangle) with random linear vertex motion.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
-// Clocks of the asynchronous engine (specs/avi.md sections 1.3-1.4, 2.7; tests U1-U4, U9):
+// Clocks of the asynchronous engine (the paper's §4, Algorithm 1, §6 and §8.1; tests
+// U1-U4, U9 of modules/avi/README.md, decision 58):
 // leapfrog equivalence, exact lattices, lazy drift against the global drift of Algorithm 1,
 // tie-order independence, layer steps and the first tick after an activation.
 #include <gtest/gtest.h>
@@ -32,7 +33,7 @@ EngineOptions allPairs() {
   return o;
 }
 
-// Algorithm 1 of the paper as printed (spec 1.4): global drift of every vertex to each event
+// Algorithm 1 of the paper as printed (the paper's Algorithm 1): global drift of every vertex to each event
 // time, kick of the stencil, ties by force index. The reference for U2 / U3.
 struct GlobalDriftReference {
   Scene s;
@@ -79,7 +80,7 @@ TEST(AviClock, U1SinglePotentialIsLeapfrog) {
   s.vertices.v[0] = Vec3(0.3, 0, 0);
   Engine e(s, allPairs());
   // Leapfrog of eq. 7: x_{n+1} = x_n + h v_{n+1/2}; v_{n+3/2} = v_{n+1/2} - h k (x_{n+1} - 1),
-  // the initial velocity being that of the first segment (no half kick, spec 1.4).
+  // the initial velocity being that of the first segment (no half kick, the paper's Algorithm 1).
   double x = 1.5, v = 0.3, maxErr = 0.0;
   for (int n = 1; n <= 10000; ++n) {
     x += h * v;

@@ -1,4 +1,5 @@
-// Contact through nested penalty layers and certificates (specs/avi.md sections 2, 3.1, 3.2, 5):
+// Contact through nested penalty layers and certificates (the paper's §5-7; tests of
+// modules/avi/README.md, decision 58):
 // the spring on a plane with aligned and restarted clocks (E1 / E2), certificates against brute
 // force (C2), the invariant checker (C3), deactivation (C4), restitution (U10), momentum (M1 /
 // M2) and Coulomb friction.
@@ -94,7 +95,7 @@ EnergyRun runSpringOnPlane(const EngineOptions& o, double T, int windows, double
 }
 
 TEST(AviContact, E1E2SpringOnPlaneAlignedClocksDoNotDriftRestartedClocksDo) {
-  // 1000 time units as in spec 5.3 E1 / Appendix A.
+  // 1000 time units as in test E1, README decision 58 / Appendix A.
   // h_1 = 5e-4 (Appendix A row 1, C = h_1 omega_1 = 0.022). At h_1 = 1e-3 the run is
   // chaotic enough that the aligned window means wander by ~0.02 with the tie order of
   // same-time events (round-off), while the restarted drift is ~0.1: 5e-4 separates them clearly.
@@ -476,7 +477,7 @@ TEST(AviContact, M1M2MomentumOfFreeParticles) {
     if (mu == 0.0) {
       EXPECT_LE(dL, 1e-12 * lScale);
     } else {
-      EXPECT_GT(dL, 1e-10 * lScale);  // friction exerts a couple (spec 1.6)
+      EXPECT_GT(dL, 1e-10 * lScale);  // friction exerts a couple (the paper's §8.2)
     }
     std::printf("[ M1/M2 mu = %.1f ] %lld kicks, |dP|/scale %.2g, |dL|/scale %.2g\n", mu,
                 static_cast<long long>(e.counters().penaltyKicks), dP / pScale, dL / lScale);

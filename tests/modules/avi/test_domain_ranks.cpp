@@ -1,13 +1,13 @@
-// The distributed AVI (option A of specs/avi.md section 6.4; modules/avi/domain.hpp) at 1, 2 and
-// 3 ranks, on the petsc and trilinos backends:
+// The distributed AVI (option A of modules/avi/README.md, decision 57; modules/avi/domain.hpp) at
+// 1, 2 and 3 ranks, on the petsc and trilinos backends:
 //  - the ghost exchange alone: ghosts receive their owner's (x, v, t), impulses on ghosts are
 //    summed into their owners, a ghost its owner does not publish is an error;
 //  - a free scene of eight spring tetrahedra thrown at each other across the rank boundaries, and
 //    two free icosphere shells (CST, hinges, vertex-face and edge-edge pairs): positions at
-//    several times equal a serial Engine run of the same scene (spec 6.4 A.6: up to round-off;
-//    the bound is 1e-10 of the scene size), the same material and non-zero penalty ticks (spec
-//    2.9 invariant: exactly the non-zero kicks of the serial run), no intersection and a positive
-//    minimum distance, linear and angular momentum conserved to 1e-12 (spec 1.6), windows and
+//    several times equal a serial Engine run of the same scene (README decision 57, step 6: up to round-off;
+//    the bound is 1e-10 of the scene size), the same material and non-zero penalty ticks (the
+//    invariant of README decision 4: exactly the non-zero kicks of the serial run), no intersection and a positive
+//    minimum distance, linear and angular momentum conserved to 1e-12 (the paper's §8.2), windows and
 //    migrations of contact clusters at more than one rank;
 //  - a vertex sped up by a rank-local event inside a window: the epoch is rolled back (without
 //    the rollback the contact is missed and the trajectory differs from the serial one);
@@ -195,7 +195,7 @@ Scene tetraGas() {
 
 EngineOptions gasOptions() {
   EngineOptions o;
-  o.dyadicBase = 1.0;  // every step on a dyadic lattice 2^-m (spec 6.4 A.1)
+  o.dyadicBase = 1.0;  // every step on a dyadic lattice 2^-m (README decision 57, step 1)
   o.margin = 0.3;
   return o;
 }
@@ -455,7 +455,7 @@ TEST(AviDomain, TwoShellsMatchSerial) {
               << serial.counters().penaltyKicks << ", deepest " << serial.counters().deepestLayer << "\n";
 }
 
-// An error raised by one rank's engine (here: interpenetration with absurd steps, spec 2.9's
+// An error raised by one rank's engine (here: interpenetration with absurd steps, README decision 4's
 // NaN / depth checks alike) reaches every rank as the same error, instead of leaving the other
 // ranks waiting in the next collective.
 TEST(AviDomain, AnErrorOnOneRankIsThrownOnEveryRank) {

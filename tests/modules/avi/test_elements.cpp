@@ -1,4 +1,4 @@
-// Element physics of the avi module (specs/avi.md sections 1.6, 3.3, acceptance tests U6 and U7):
+// Element physics of the avi module (the paper's §4 and §8, acceptance tests U6 and U7):
 // analytic gradients against central differences of the energies at random deformed states
 // (hinge near flat and near folded, rod straight and curved rest), zero net force and torque of
 // gradients and damping forces, rotation / translation invariance of the energies, zero energy

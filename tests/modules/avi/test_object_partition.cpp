@@ -1,4 +1,5 @@
-// Object partition of the distributed AVI (specs/avi.md section 6.4 option A steps 2 and 7):
+// Object partition of the distributed AVI (option A of modules/avi/README.md, decision 57,
+// steps 2 and 7):
 // whole objects per rank, balanced by vertex count, contact clusters (objects joined by pairs
 // with active layers, transitively) on one rank, the same result for any order of the layer list,
 // migrations counted against the previous partition, clear errors on bad input.

@@ -1,6 +1,6 @@
-// Penalty-layer formulas (specs/avi.md sections 2.1-2.2, acceptance test U5 with eta = k = 1; the
-// layer step rule of U9's ratio; the dyadic rounding of spec 6.4). Oracles are the closed forms
-// of the spec: V_l(0) = 4 k eta^2 l, cumulative 2n(n+1), onsets 2 eta / l,
+// Penalty-layer formulas (the paper's §5, acceptance test U5 with eta = k = 1; the
+// layer step rule of U9's ratio; the dyadic rounding of README decision 57). Oracles are the closed forms
+// of the paper's §5: V_l(0) = 4 k eta^2 l, cumulative 2n(n+1), onsets 2 eta / l,
 // B(2 eta / N) = k eta^2 (N^2 - 1) / 3, B(d) d^2 / (4/3 k eta^4) -> 1.
 #include <gtest/gtest.h>
 
@@ -57,7 +57,7 @@ TEST(PenaltyLayer, BarrierInverseSquareAsymptote) {
   const double r2 = barrierEnergy(0.01, 1.0, 1.0) * 0.01 * 0.01 / (4.0 / 3.0);
   EXPECT_NEAR(r1, 0.9975, 1e-12);
   EXPECT_NEAR(r2, 0.999975, 1e-12);
-  // Deep: the closed-form branch (more than 1e5 active layers) against the spec's limit.
+  // Deep: the closed-form branch (more than 1e5 active layers) against the limit (4/3) k eta^4 / d^2.
   const double d = 2.0 / 400001;
   const double expected = (400001.0 * 400001.0 - 1.0) / 3.0;
   EXPECT_NEAR(barrierEnergy(d, 1.0, 1.0), expected, 1e-10 * expected);

@@ -1,6 +1,6 @@
-// No interpenetration in the paper's hard 3D scenes (spec 5.4 R3, R4 and 5.3 E7; issue 8: "no
+// No interpenetration in the paper's hard 3D scenes (tests R3, R4 and E7, README decision 58; issue 8: "no
 // intersection at any time in the wedge, spikes and compactor scenes"), run from the shipped
-// scene files with the module's own parameter reading, and the certificate invariant (spec 5.2 C3)
+// scene files with the module's own parameter reading, and the certificate invariant (test C3, README decision 58)
 // checked after every event on a thin-shell scene through its first contacts.
 //
 // "No intersection" is the engine's measurement (README decision 35): every candidate pair at
@@ -68,7 +68,7 @@ RunResult run(const Loaded& l, double T, int samples = 30) {
   return r;
 }
 
-// Sphere and wedge (spec 4.5, E7): the 92-vertex shell sphere falls at 100 cm/s into the V of two
+// Sphere and wedge (the paper's §8.5, E7): the 92-vertex shell sphere falls at 100 cm/s into the V of two
 // fixed prisms, meets both faces at once, and has reflected (upward momentum) by 0.2 s (paper:
 // Fig. 8 at 0.42 s). Energy: no gravity, fixed prisms, elastic contact: conserved up to the
 // O(h) band (0.5 %).
@@ -87,7 +87,7 @@ TEST(AviRobustness, SphereWedgeReflectsWithoutIntersection) {
             << " -> " << r.last.total() << "\n";
 }
 
-// Cloth on spikes (spec 4.6, R3): two cloths dropped on 36 sliver spikes (apex 3.47 deg) and a
+// Cloth on spikes (the paper's §8.6, R3): two cloths dropped on 36 sliver spikes (apex 3.47 deg) and a
 // plate; through the first 0.15 s both cloths land on the spike tips.
 TEST(AviRobustness, ClothOnSpikesWithoutIntersection) {
   const Loaded l = load("cloth_spikes.yaml", {"avi.end_time=0.15"});
@@ -100,7 +100,7 @@ TEST(AviRobustness, ClothOnSpikesWithoutIntersection) {
             << r.last.activePairs << ", min distance " << r.minDistance << " cm\n";
 }
 
-// Trash compactor (spec 4.7, R4): shell solids under gravity in a box whose walls close at
+// Trash compactor (the paper's §8.7, R4): shell solids under gravity in a box whose walls close at
 // 20 and 10 cm/s; through the first 0.4 s they land on the floor and on each other.
 TEST(AviRobustness, TrashCompactorWithoutIntersection) {
   const Loaded l = load("trash_compactor.yaml", {"avi.end_time=0.4"});
@@ -113,7 +113,7 @@ TEST(AviRobustness, TrashCompactorWithoutIntersection) {
             << ", min distance " << r.minDistance << " cm\n";
 }
 
-// Spec 5.2 C3 on thin shells: the certificate invariant (every layer of every candidate pair is
+// Test C3 (README decision 58) on thin shells: the certificate invariant (every layer of every candidate pair is
 // queued or guarded by a valid certificate) checked after every event of the sphere-wedge run
 // through its first contacts (which start near t = 0.045), and the same trajectory as without
 // the checks (the checker only reads).

@@ -1,8 +1,9 @@
-// The scenes of the avi module (specs/avi.md sections 3.3, 4.1-4.7, 5.4): mesh generators and the
+// The scenes of the avi module (the paper's §8.1-8.7; tests R1-R7 of
+// modules/avi/README.md, decision 58): mesh generators and the
 // OBJ reader, the shell / rod / particle builders, Scene::validate, every generator and every
-// shipped YAML scene. Oracles: the spec's counting formulas (icosphere 10 nu^2 + 2 vertices,
+// shipped YAML scene. Oracles: the counting formulas (icosphere 10 nu^2 + 2 vertices,
 // Euler characteristic), masses = density * area, closed meshes with every edge shared twice,
-// the spike's apex angle, the spring scene's exact energy 3 (spec 4.1).
+// the spike's apex angle, the spring scene's exact energy 3 (the paper's §8.1).
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
@@ -95,7 +96,7 @@ const char* kCubeObj =
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// Mesh generators: counts from the spec's formulas, closedness, orientation.
+// Mesh generators: counts from the counting formulas, closedness, orientation.
 
 TEST(AviMeshes, IcosphereCountsAndShape) {
   for (int nu = 1; nu <= 5; ++nu) {
@@ -116,7 +117,7 @@ TEST(AviMeshes, IcosphereCountsAndShape) {
     // Hinges = interior edges = all edges of a closed mesh.
     EXPECT_EQ(meshHinges(m.faces).size(), meshEdges(m.faces).size());
   }
-  EXPECT_EQ(icosphere(4.97, 3).vertices.size(), 92u);  // spec 4.5
+  EXPECT_EQ(icosphere(4.97, 3).vertices.size(), 92u);  // the paper's §8.5
 }
 
 TEST(AviMeshes, OpenMeshesCountsAndHinges) {
@@ -160,7 +161,7 @@ TEST(AviMeshes, OpenMeshesCountsAndHinges) {
 }
 
 TEST(AviMeshes, ClosedSolidsPrismAndSpike) {
-  // Prism: 3 s (n + 1) + 2 vertices; 71 for the paper's wedge (spec 4.5).
+  // Prism: 3 s (n + 1) + 2 vertices; 71 for the paper's wedge (the paper's §8.5).
   const TriMesh p = prismShell(12.92, 20.05, 38.41, 22, 1);
   EXPECT_EQ(p.vertices.size(), 71u);
   EXPECT_EQ(p.faces.size(), static_cast<std::size_t>(6 * 22 + 6));
@@ -196,7 +197,7 @@ TEST(AviMeshes, ClosedSolidsPrismAndSpike) {
   EXPECT_GT(signedVolume(t), 0.7 * exact);
   EXPECT_LT(signedVolume(t), exact);
 
-  // Spike (spec 4.6): six sliver triangles, apex angle 3.47 degrees, height 7.8.
+  // Spike (the paper's §8.6): six sliver triangles, apex angle 3.47 degrees, height 7.8.
   const TriMesh sp = spikeMesh(7.8, 3.47);
   ASSERT_EQ(sp.faces.size(), 6u);
   for (const auto& f : sp.faces) {
@@ -205,7 +206,7 @@ TEST(AviMeshes, ClosedSolidsPrismAndSpike) {
     const Eigen::Vector3d u = (sp.vertices[f[0]] - apex).normalized(), w = (sp.vertices[f[1]] - apex).normalized();
     EXPECT_NEAR(std::acos(u.dot(w)) * 180.0 / std::numbers::pi, 3.47, 1e-9);
   }
-  EXPECT_NEAR(sp.vertices[0].norm(), 0.4731, 5e-4);  // base side 0.47 cm (spec 4.6 [DERIVED])
+  EXPECT_NEAR(sp.vertices[0].norm(), 0.4731, 5e-4);  // base side 0.47 cm (derived from the paper's §8.6)
   EXPECT_TRUE(consistentlyOriented(sp.faces));
 
   const TriMesh w = wallTube(-2, 2, -1, 1, 3);
@@ -434,7 +435,7 @@ TEST(AviSceneGenerators, EveryGeneratorBuildsAndValidatesAtItsDefaults) {
 }
 
 TEST(AviSceneGenerators, PaperNumbers) {
-  // Spring (spec 4.1): energy 3 at t = 0 (kinetic 0, spring at rest length, m g z = 1 + 2).
+  // Spring (the paper's §8.1): energy 3 at t = 0 (kinetic 0, spring at rest length, m g z = 1 + 2).
   const Scene sp = build("avi: {scene: {generator: spring_on_plane}}");
   double E = 0.0;
   for (const ForceElement& e : sp.forces) {
@@ -452,7 +453,7 @@ TEST(AviSceneGenerators, PaperNumbers) {
   const Scene sv = build("avi: {scene: {generator: spring_on_plane, spring_on_plane: {speed: -0.5}}}");
   EXPECT_NEAR(sv.vertices.v[0].z(), -0.5, 0);
 
-  // Sphere-wedge (spec 4.5): 92 + 2 x 71 vertices, sphere centre at 20.84.
+  // Sphere-wedge (the paper's §8.5): 92 + 2 x 71 vertices, sphere centre at 20.84.
   const Scene sw = build("avi: {scene: {generator: sphere_wedge}}");
   ASSERT_EQ(sw.objects.size(), 3u);
   EXPECT_EQ(sw.objects[0].numVertices, 71);
@@ -467,7 +468,7 @@ TEST(AviSceneGenerators, PaperNumbers) {
   const Scene swFree = build("avi: {scene: {generator: sphere_wedge, sphere_wedge: {wedge_fixed: false}}}");
   EXPECT_EQ(countKind(swFree, ForceKind::Cst), 180 + 2 * (6 * 22 + 6));
 
-  // Sphere-plate (spec 4.3): material steps 1e-7, masses rho t area, eta = t / 2.
+  // Sphere-plate (the paper's §8.3): material steps 1e-7, masses rho t area, eta = t / 2.
   const Scene pl = build("avi: {scene: {generator: sphere_plate}}");
   for (const ForceElement& e : pl.forces) EXPECT_EQ(e.h, 1e-7);
   EXPECT_NEAR(totalMass(pl, 0), 7.8 * 0.35 * surfaceArea(discMesh(35.0, 6)), 1e-9);
@@ -481,7 +482,7 @@ TEST(AviSceneGenerators, PaperNumbers) {
   EXPECT_NEAR(zmin, 1.0, 1e-12);
   EXPECT_EQ(vz, -1e4);  // 100 m/s in cm/s
 
-  // Cloth on spikes (spec 4.6): 36 spikes x 6 slivers, two 15 x 50 cloths, fixed plate.
+  // Cloth on spikes (the paper's §8.6): 36 spikes x 6 slivers, two 15 x 50 cloths, fixed plate.
   const Scene cs = build("avi: {scene: {generator: cloth_spikes}}");
   ASSERT_EQ(cs.objects.size(), 4u);
   EXPECT_EQ(cs.objects[1].numVertices, 36 * 7);
@@ -496,7 +497,7 @@ TEST(AviSceneGenerators, PaperNumbers) {
   EXPECT_EQ(csPull.scripts[0].vertices.size(), 7u);
   EXPECT_EQ(csPull.scripts[0].velocities[1].x(), 10.0);
 
-  // Trash compactor (spec 4.7): walls close 20 and 10 cm/s in total, stop at 3.4 s.
+  // Trash compactor (the paper's §8.7): walls close 20 and 10 cm/s in total, stop at 3.4 s.
   const Scene tc = build("avi: {scene: {generator: trash_compactor}}");
   ASSERT_EQ(tc.scripts.size(), 4u);
   const Vec3 v0 = tc.scripts[0].velocities[0], v2 = tc.scripts[2].velocities[0];
@@ -505,7 +506,7 @@ TEST(AviSceneGenerators, PaperNumbers) {
   EXPECT_EQ(tc.scripts[0].times[1], 3.4);
   EXPECT_EQ(tc.objects.size(), 7u);
 
-  // Balls (spec 4.2): 900 balls r = 0.1 in the 3 m cube, speeds in [0, 10], eta = r, 6 planes.
+  // Balls (the paper's §8.2): 900 balls r = 0.1 in the 3 m cube, speeds in [0, 10], eta = r, 6 planes.
   const Scene b3 = build("avi: {scene: {generator: balls_3d}}");
   EXPECT_EQ(b3.vertices.size(), 900);
   EXPECT_EQ(b3.planes.size(), 6u);
@@ -521,7 +522,7 @@ TEST(AviSceneGenerators, PaperNumbers) {
   }
   EXPECT_LE(vmax, 10.0);
   EXPECT_GT(vmax, 9.0);
-  EXPECT_NEAR(ke / 900, 100.0 / 6.0, 1.5);  // E[1/2 s^2] = 100/6 for s ~ U[0, 10] (spec 4.2)
+  EXPECT_NEAR(ke / 900, 100.0 / 6.0, 1.5);  // E[1/2 s^2] = 100/6 for s ~ U[0, 10] (the paper's §8.2)
   const Scene b2 = build("avi: {scene: {generator: balls_2d, balls_2d: {count: 50, seed: 7}}}");
   EXPECT_EQ(b2.dim, 2);
   EXPECT_EQ(b2.planes.size(), 4u);
