@@ -209,12 +209,11 @@ int cmdList() {
   for (const auto& [name, e] : la::backends().entries()) {
     std::cout << "  " << name << "  " << e.help << (e.distributed ? " [MPI-distributed]" : " [one rank]") << "\n";
   }
-  // Solver types and native preconditioners need a backend object; make one of each.
-  for (const auto& name : la::backends().names()) {
-    auto b = la::createBackend(name);
+  // From the registry entries: no backend is created, so PETSc and Kokkos are not started.
+  for (const auto& [name, e] : la::backends().entries()) {
     std::string solvers, pcs;
-    for (const auto& s : b->solverTypes()) solvers += (solvers.empty() ? "" : ", ") + s;
-    for (const auto& p : b->nativePreconditioners()) pcs += (pcs.empty() ? "" : ", ") + p;
+    for (const auto& s : e.solverTypes) solvers += (solvers.empty() ? "" : ", ") + s;
+    for (const auto& p : e.nativePreconditioners) pcs += (pcs.empty() ? "" : ", ") + p;
     std::cout << "  " << name << " solvers: " << solvers << "\n  " << name << " preconditioners: " << pcs << "\n";
   }
   std::cout << "framework preconditioners (every backend): none";

@@ -31,13 +31,10 @@ std::unique_ptr<LinearSolver> EigenBackend::createLinearSolver(const LinearSolve
                        "' (available: cg, minres, gmres, direct)"));
 }
 
-std::vector<std::string> EigenBackend::nativePreconditioners() const {
-  return {"jacobi", "ic0", "ssor", "direct"};
-}
-
-std::vector<std::string> EigenBackend::solverTypes() const {
-  return {"cg", "minres", "gmres", "direct"};
-}
+std::vector<std::string> EigenBackend::offeredPreconditioners() { return {"jacobi", "ic0", "ssor", "direct"}; }
+std::vector<std::string> EigenBackend::offeredSolverTypes() { return {"cg", "minres", "gmres", "direct"}; }
+std::vector<std::string> EigenBackend::nativePreconditioners() const { return offeredPreconditioners(); }
+std::vector<std::string> EigenBackend::solverTypes() const { return offeredSolverTypes(); }
 
 std::unique_ptr<Preconditioner> EigenBackend::createNativePreconditioner(const std::string& name) const {
   if (name == "jacobi") return std::make_unique<JacobiPreconditioner>();

@@ -15,6 +15,9 @@ class EigenBackend final : public Backend {
   std::unique_ptr<LinearSolver> createLinearSolver(const LinearSolverOptions& opts) const override;
   std::vector<std::string> nativePreconditioners() const override;
   std::vector<std::string> solverTypes() const override;
+  // The same lists without an object (the registry entry's, for `kinema list`).
+  static std::vector<std::string> offeredSolverTypes();
+  static std::vector<std::string> offeredPreconditioners();
 
  protected:
   std::unique_ptr<Preconditioner> createNativePreconditioner(const std::string& name) const override;

@@ -8,6 +8,8 @@ void registerBackend_eigen() {
   e.name = "eigen";
   e.help = "Eigen sparse matrices, framework Krylov solvers; one process (no distributed objects)";
   e.distributed = false;
+  e.solverTypes = la::eigen::EigenBackend::offeredSolverTypes();
+  e.nativePreconditioners = la::eigen::EigenBackend::offeredPreconditioners();
   e.declare = {};  // no options of its own yet
   e.make = [](const Config&) -> la::BackendPtr { return std::make_unique<la::eigen::EigenBackend>(); };
   la::backends().add(std::move(e));

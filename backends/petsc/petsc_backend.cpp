@@ -41,9 +41,10 @@ std::unique_ptr<LinearSolver> PetscBackend::createLinearSolver(const LinearSolve
   return std::make_unique<PetscLinearSolver>(opts, options_, std::move(pc));
 }
 
-std::vector<std::string> PetscBackend::nativePreconditioners() const { return nativePcNames(); }
-
-std::vector<std::string> PetscBackend::solverTypes() const { return {"cg", "minres", "gmres", "direct"}; }
+std::vector<std::string> PetscBackend::offeredPreconditioners() { return nativePcNames(); }
+std::vector<std::string> PetscBackend::offeredSolverTypes() { return {"cg", "minres", "gmres", "direct"}; }
+std::vector<std::string> PetscBackend::nativePreconditioners() const { return offeredPreconditioners(); }
+std::vector<std::string> PetscBackend::solverTypes() const { return offeredSolverTypes(); }
 
 std::unique_ptr<Preconditioner> PetscBackend::createNativePreconditioner(const std::string& name) const {
   if (!isNativePc(name)) throw Error(str("petsc backend: '", name, "' is not a native preconditioner"));

@@ -19,6 +19,9 @@ class PetscBackend final : public Backend {
   std::unique_ptr<LinearSolver> createLinearSolver(const LinearSolverOptions& opts) const override;
   std::vector<std::string> nativePreconditioners() const override;
   std::vector<std::string> solverTypes() const override;
+  // The same lists without an object (the registry entry's, for `kinema list`).
+  static std::vector<std::string> offeredSolverTypes();
+  static std::vector<std::string> offeredPreconditioners();
   const std::string& options() const { return options_; }
 
  protected:

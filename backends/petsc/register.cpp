@@ -10,6 +10,8 @@ void registerBackend_petsc() {
   e.help = "PETSc 3.18 (Debian, 32-bit indices): ghosted Vec, AIJ block matrices, KSP (cg, gmres, minres, "
            "preonly+MUMPS) and PC (jacobi, icc, sor, gamg, lu); distributed over MPI ranks";
   e.distributed = true;
+  e.solverTypes = la::petsc::PetscBackend::offeredSolverTypes();
+  e.nativePreconditioners = la::petsc::PetscBackend::offeredPreconditioners();
   e.declare = [](ParamSchema& s) {
     s.addString("backend.petsc.options", "",
                 "PETSc options for every solver of the run, under each solver's prefix "

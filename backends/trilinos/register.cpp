@@ -11,6 +11,8 @@ void registerBackend_trilinos() {
       "Trilinos: Tpetra vectors and matrices over MPI ranks, Belos solvers (CG, MINRES, GMRES), "
       "Ifpack2 (jacobi, ssor, ic0), MueLu (amg) and Amesos2 (direct)";
   e.distributed = true;
+  e.solverTypes = la::trilinos::TrilinosBackend::offeredSolverTypes();
+  e.nativePreconditioners = la::trilinos::TrilinosBackend::offeredPreconditioners();
   e.declare = [](ParamSchema& schema) {
     schema.addTree("backend.trilinos.belos",
                    "Belos parameter list (YAML map) for every Krylov solver, e.g. {Maximum Iterations: 200, "

@@ -77,11 +77,10 @@ std::unique_ptr<LinearSolver> TrilinosBackend::createLinearSolver(const LinearSo
                        "' (available: cg, minres, gmres, direct)"));
 }
 
-std::vector<std::string> TrilinosBackend::nativePreconditioners() const {
-  return {"jacobi", "ssor", "ic0", "amg", "direct"};
-}
-
-std::vector<std::string> TrilinosBackend::solverTypes() const { return {"cg", "minres", "gmres", "direct"}; }
+std::vector<std::string> TrilinosBackend::offeredPreconditioners() { return {"jacobi", "ssor", "ic0", "amg", "direct"}; }
+std::vector<std::string> TrilinosBackend::offeredSolverTypes() { return {"cg", "minres", "gmres", "direct"}; }
+std::vector<std::string> TrilinosBackend::nativePreconditioners() const { return offeredPreconditioners(); }
+std::vector<std::string> TrilinosBackend::solverTypes() const { return offeredSolverTypes(); }
 
 std::unique_ptr<Preconditioner> TrilinosBackend::makePreconditioner(
     const std::string& name, std::shared_ptr<const NativeOptions> native, bool reuseInterpolation) const {

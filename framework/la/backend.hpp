@@ -46,6 +46,11 @@ struct BackendEntry {
   std::string name;
   std::string help;
   bool distributed = false;
+  // What the backend offers, known without creating it (`kinema list` reads these, so that listing
+  // does not start PETSc or Kokkos); each backend's solverTypes() / nativePreconditioners() return
+  // the same lists.
+  std::vector<std::string> solverTypes;
+  std::vector<std::string> nativePreconditioners;
   // Declares the backend's own parameters (under `backend.<name>.`).
   std::function<void(ParamSchema&)> declare;
   std::function<BackendPtr(const Config&)> make;

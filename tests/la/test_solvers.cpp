@@ -111,6 +111,14 @@ TEST_P(SolverTest, EveryPreconditionerIsLinearSymmetricPositive) {
   }
 }
 
+// `kinema list` reads the registry entry's lists without creating a backend: they must be the object's.
+TEST_P(SolverTest, RegistryListsAreTheBackendsOwn) {
+  const la::BackendEntry& e = la::backends().get(GetParam());
+  EXPECT_EQ(e.solverTypes, backend->solverTypes());
+  EXPECT_EQ(e.nativePreconditioners, backend->nativePreconditioners());
+  EXPECT_FALSE(e.solverTypes.empty());
+}
+
 TEST_P(SolverTest, NamedPreconditionersMatchReferences) {
   const Problem p = laplace(kN, 1);  // tridiagonal SPD
   System s = system(p);
