@@ -1,4 +1,4 @@
-// bench_der: the measurements of the DER paper (specs/der.md 5, 6D, 6E), side by side in one run.
+// bench_der: the measurements of the DER paper (paper §VI, Table I, Figs. 4-8), side by side in one run.
 //
 //  1. Table I: the BCQP of the first ALM iteration of the horizontal 30-vertex strand, for
 //     mu = 0.2 .. 0.6, solved by ASC-MPRGP and by the interior-point baseline (box_qp_ipm.hpp, one
@@ -191,7 +191,7 @@ QpRun solveIpm(const BcqpInstance& qp, double minSeconds) {
   return run;
 }
 
-// The paper does not say which BCQP of the run Table I and Fig. 8 use (specs/der.md 8.9). Here:
+// The paper does not say which BCQP of the run Table I and Fig. 8 use. Here:
 // the hardest one of the ALM run (most ASC-MPRGP iterations), as the optimiser solves it (scaled).
 BcqpInstance hardestBcqp(const Scene& s, const la::Backend& backend, int* iteration = nullptr, bool scaled = true) {
   AlmOptimizer run(s.q, initialFrames(s.q), s.material, s.options, backend);

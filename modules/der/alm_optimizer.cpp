@@ -1,4 +1,4 @@
-// Algorithm 1 of the paper for one strand (see alm_optimizer.hpp and specs/der.md 2.9).
+// Algorithm 1 of the paper for one strand (see alm_optimizer.hpp and the paper's §IV-F).
 #include "modules/der/alm_optimizer.hpp"
 
 #include <algorithm>
@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 // Free-DOF (4N-8) mass diagonal and gravity of rod_mass (computed once from the initial rest
-// lengths, spec 1.7), the same M and f_ext the forward simulation uses.
+// lengths, README decision 28), the same M and f_ext the forward simulation uses.
 void massAndGravity(const RestState& rest, const Material& m, std::vector<double>& mass, std::vector<double>& fext) {
   const std::vector<double> full = massDiagonal(rest.restLength, m);
   const std::vector<double> g = gravityForce(full, m.gravity);
@@ -170,8 +170,8 @@ AlmWorkspace& AlmOptimizer::bound() const {
     mass = &w.mass_;
     fext = &w.fext_;
   }
-  // The model takes the scale of the rest state as given; p0 that of the synchronised copy (spec
-  // 8.6), as the optimiser always did.
+  // The model takes the scale of the rest state as given; p0 that of the synchronised copy (README
+  // decision 11), as the optimiser always did.
   w.model_.rebuild(material_.radius, rest0->restLength.at(0), stiffnessScale(*rest0), *mass, *fext);
   if (w.model_.vertices() != N_) return w;  // init() reports it
   if (rest0 != &w.rest0_) w.rest0_ = *rest0;
@@ -360,7 +360,7 @@ bool AlmOptimizer::iterate() {
 
   bool accepted = false;
   if (dpNorm > options_.epsP) {
-    // Backtracking line search (spec 2.8): halve t until L(p + t dp, lambda^k) < L(p, lambda^k).
+    // Backtracking line search (§IV-F; README decision 24): halve t until L(p + t dp, lambda^k) < L(p, lambda^k).
     // The trial point is clamped to the box, which only removes round-off of p + (pmin - p) and
     // keeps every iterate exactly feasible (E1); kbar is synchronised by construction (p holds
     // kbar_0, kbar_1 only, the force model uses (k0, k1, k0, k1)).

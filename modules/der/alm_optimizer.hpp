@@ -1,5 +1,5 @@
 #pragma once
-// Static-equilibrium parameter optimisation of ONE strand (paper Algorithm 1, specs/der.md 2.9):
+// Static-equilibrium parameter optimisation of ONE strand (paper Algorithm 1, §IV-F):
 // the augmented Lagrangian method on
 //   min_{pmin <= p <= pmax} 1/2 ||p - p0||_W^2   subject to   c(p) = M^-1/2 f(p) = 0
 // with fixed rho, one Gauss-Newton step per ALM iteration solved as a box-constrained QP by MPRGP
@@ -166,7 +166,7 @@ class AlmOptimizer {
   void restore(const AlmState& state);
 
   RestState restState() const;         // optimised (current) rest state, kbar synchronised
-  RestState initialRestState() const;  // p0 as a RestState (kbar synchronised, spec 8.6)
+  RestState initialRestState() const;  // p0 as a RestState (kbar synchronised, README decision 11)
   const AlmStats& stats() const { return stats_; }
   const std::vector<double>& parameters() const { return p_; }
   const std::vector<double>& multipliers() const { return lambda_; }

@@ -1,5 +1,5 @@
 #pragma once
-// The SA-AMG baseline of the paper's Fig. 8 (specs/der.md 4): the backend's "amg" preconditioner
+// The SA-AMG baseline of the paper's Fig. 8 (§VI-E1): the backend's "amg" preconditioner
 // (MueLu on trilinos, GAMG/hypre on petsc) set up on A assembled over one rank. Not active-set
 // aware (decision 8.8): MPRGP hands it phi, which is already 0 on active indices, and zeroes its
 // output there, so it applies z = S AMG(S r) -- symmetric on the free subspace only as far as the

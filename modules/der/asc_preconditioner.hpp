@@ -1,5 +1,5 @@
 #pragma once
-// The active-set Cholesky (ASC) preconditioner of the paper (specs/der.md 3.2, [P §V-A]): one
+// The active-set Cholesky (ASC) preconditioner of the paper (§V-A): one
 // banded LDL^T factorisation of the whole BCQP matrix A per setMatrix (per Newton step), reused
 // whatever the active set; each application runs the filtered sweeps of the corrected Eq. 34-35,
 // i.e. z_F = (L_FF D_FF L_FF^T)^{-1} r_F, z_C = 0. Exact (= A^{-1}) when nothing is active.

@@ -1,7 +1,7 @@
 #pragma once
 // Incomplete LDL^T on the structural pattern of a banded A (entries exactly 0 in A are outside the
 // pattern; the diagonal is always in it) and the IC / MIC BCQP preconditioners built on it with the
-// same filtered sweeps as ASC (specs/der.md 3.3, "active-set IC" [P §V-B]; baselines of 4).
+// same filtered sweeps as ASC ("active-set IC", paper §V-B; baselines of §VI-E1).
 //   IC(0):  fill outside the pattern is dropped. Breakdown fallback: a pivot that is not above
 //           pivotFloor * A_jj (non-positive up to round-off) is replaced by the original diagonal
 //           A_jj (the safeguard of Bridson's MIC, applied to plain IC).

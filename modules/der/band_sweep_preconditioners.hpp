@@ -1,5 +1,5 @@
 #pragma once
-// The paper's simple MPRGP baselines (specs/der.md 4, [P §VI-E1]) on the band of A, restricted to
+// The paper's simple MPRGP baselines (§VI-E1) on the band of A, restricted to
 // the free set: each applies P_FF^{-1} with P_FF built from A_FF alone, and returns 0 on active
 // indices (decision 8.8: "filtered", not "masked after the fact", so that every one is a symmetric
 // operator on the free subspace).

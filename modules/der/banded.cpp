@@ -1,6 +1,6 @@
-// Symmetric band storage and the banded LDL^T with clamped pivots (specs/der.md 3.2.4, 3.4).
+// Symmetric band storage and the banded LDL^T with clamped pivots (paper §V-A; README decisions 14-15).
 // The filtered solve is the active-set Cholesky (ASC) preconditioner of the paper (Eq. 34-35),
-// with the D_jj correction of the forward sweep (specs/der.md 3.2.4 "[D] Correction").
+// with the D_jj correction of the forward sweep (README decision 15).
 #include "modules/der/banded.hpp"
 
 #include <algorithm>
@@ -85,7 +85,7 @@ LdltStats BandedLdlt::factor(const BandedSymmetric& A) {
   }
   for (double a : L_)
     if (!std::isfinite(a)) throw Error("BandedLdlt: the matrix has a NaN or infinite entry");
-  // delta = pivotFloor * max_k A_kk (specs/der.md 3.2.4); a matrix with no positive diagonal gets
+  // delta = pivotFloor * max_k A_kk (README decision 14); a matrix with no positive diagonal gets
   // the absolute floor so the factor stays finite.
   const double delta = maxDiag > 0.0 ? pivotFloor_ * maxDiag : std::max(pivotFloor_, std::numeric_limits<double>::min());
   const double beta2 = maxDiag;
@@ -118,7 +118,7 @@ LdltStats BandedLdlt::factor(const BandedSymmetric& A) {
       gmw = std::max(gmw, s * s / (aii > 0.0 ? aii : beta2));
     }
     st.minPivot = std::min(st.minPivot, dj);
-    // Clamp (specs/der.md 3.2.4, decision 8.7), relative to the pivot's own row so that it is
+    // Clamp (README decision 14), relative to the pivot's own row so that it is
     // invariant under diagonal scaling (a floor relative to max_k A_kk clamped most pivots of the
     // unscaled DER BCQP, whose diagonal spans 17 orders of magnitude):
     //   D_j >= pivotFloor * A_jj  and  D_j >= max_i c_ij^2 / A_ii,

@@ -1,6 +1,6 @@
 #pragma once
-// Symmetric banded matrices and their LDL^T factorisation with clamped pivots (specs/der.md 3.2.4,
-// 3.4): the storage of the forward-simulation Newton system (half-bandwidth 10) and of the BCQP
+// Symmetric banded matrices and their LDL^T factorisation with clamped pivots (paper §V-A;
+// README decisions 14-15): the storage of the forward-simulation Newton system (half-bandwidth 10) and of the BCQP
 // matrix A = W + rho J^T M^-1 J of the parameter optimisation (half-bandwidth 21).
 #include <cstdint>
 #include <span>
@@ -73,7 +73,7 @@ class BandedLdlt {
 
 // The filtered sweeps of a unit-lower LDL^T factor held in band layout (L: n * (kd + 1) doubles,
 // column j at L[j * (kd + 1)], diagonal slot unused; D: n pivots): z_F = (L_FF D_FF L_FF^T)^{-1} r_F,
-// z_C = 0 (column-oriented form of the corrected Eq. 34-35, specs/der.md 3.2.4). Shared by the
+// z_C = 0 (column-oriented form of the corrected Eq. 34-35, README decision 15). Shared by the
 // complete factor (ASC) and the incomplete ones (IC, MIC). r and z may alias. No allocation.
 void ldltSolveFiltered(int n, int kd, std::span<const double> L, std::span<const double> D,
                        std::span<const std::uint8_t> freeMask, std::span<const double> r, std::span<double> z);

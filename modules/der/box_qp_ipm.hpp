@@ -1,7 +1,7 @@
 #pragma once
 // Primal-dual interior-point method for the banded box QP
 //   min 1/2 x^T A x - b^T x  subject to  l <= x <= u   (any bound may be infinite; l_i == u_i fixes x_i),
-// the IPM baseline [52] of the paper's Table I (specs/der.md 4, 5.5). Mehrotra predictor-corrector
+// the IPM baseline [52] of the paper's Table I (§VI-E2). Mehrotra predictor-corrector
 // on the barrier of the finite bounds; each iteration forms K = A + diag(Sigma),
 // Sigma = z_l/s_l + z_u/s_u, and factors it anew with BandedLdlt (the paper's point: a new full
 // factorisation per iteration, because Sigma changes the diagonal). One factorisation serves the

@@ -1,5 +1,5 @@
 #pragma once
-// Module `der`: discrete elastic rods (specs/der.md). A run has up to two phases:
+// Module `der`: discrete elastic rods (Takahashi & Batty; modules/der/README.md). A run has up to two phases:
 //  1. optimisation (der.optimize.enabled): every step is one augmented-Lagrangian iteration
 //     (Algorithm 1) of every strand not yet finished; the phase ends when all strands have stopped
 //     (or after der.optimize.k_max steps), and the strand set with its optimised rest state and

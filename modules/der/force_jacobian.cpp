@@ -14,7 +14,7 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 
 // q-range [q0, q0 + len) of the column of parameter (vertex i, slot), before clipping to the
-// free DOFs q >= 7 and q <= 4N-2 (spec 2.10).
+// free DOFs q >= 7 and q <= 4N-2 (README, code map of force_jacobian).
 void columnRange(int N, int i, int slot, int& q0, int& len) {
   if (slot == kAlpha) {  // x_i .. x_{i+1} (theta_i in between is a structural zero)
     q0 = xIndex(i);
@@ -141,7 +141,7 @@ void StrandForceModel::force(std::span<const double> p, std::span<double> f) con
     const double lbPrev = i == 1 ? lbar0_ : p[paramIndex(i - 1, kLbar)];
     const double Li = lbPrev + p[paramIndex(i, kLbar)];
     const double k0 = p[paramIndex(i, kKbar0)], k1 = p[paramIndex(i, kKbar1)];
-    const Vec4 d = kin_.kappa[i] - Vec4(k0, k1, k0, k1);  // synchronised kbar (spec 2.1)
+    const Vec4 d = kin_.kappa[i] - Vec4(k0, k1, k0, k1);  // synchronised kbar (paper §IV)
     const double kb = s_ * p[paramIndex(i, kBeta)] * r4 / (4.0 * Li);          // Eq. 5
     const double kt = s_ * p[paramIndex(i, kGamma)] * r4 / Li;                 // Eq. 7
     const Vec11 g = kb * (kin_.gradKappa[i].transpose() * d) +                 // Eq. 6
@@ -287,7 +287,7 @@ void almGradient(const ForceJacobianMatrix& J, std::span<const double> weights, 
 // ---------------------------------------------------------------- structural sparsity
 
 std::vector<std::vector<int>> structuralPattern(int N, SparsityModel model) {
-  // DOF sets per parameter (free DOF indices), exactly as spec 2.10 / der_checks.py.
+  // DOF sets per parameter (free DOF indices), the stencils of Eq. 24-31 (they reproduce §VI-B's band figures).
   std::vector<std::vector<int>> sets;
   auto addX = [&](std::vector<int>& s, int v) {
     for (int c = 0; c < 3; ++c)

@@ -1,8 +1,8 @@
 #pragma once
 // The free-DOF force f(p) = f_ext - grad_q (E_st + E_be + E_tw)(q; p) of one strand at a FIXED
-// configuration q, its Jacobian J = df/dp (paper Eq. 24-31, specs/der.md 2.7), and the pieces of
+// configuration q, its Jacobian J = df/dp (paper §IV-E, Eq. 24-31), and the pieces of
 // the Newton BCQP (Eq. 20-23): A = W + rho J^T M^-1 J accumulated straight into a band of
-// half-bandwidth 21 and the ALM gradient Eq. 22. Also the structural sparsity model of spec 2.10.
+// half-bandwidth 21 and the ALM gradient Eq. 22. Also the structural sparsity model (the band figures of §VI-B).
 //
 // J is stored by columns: every parameter's column touches one contiguous range of free DOFs
 // (the stencil y_i for kbar, beta, mbar, gamma; y_i u y_{i+1} for lbar_i; x_i..x_{i+1} for
@@ -17,7 +17,7 @@
 
 namespace kinema::der {
 
-// Half-bandwidth of A = W + rho J^T M^-1 J in the paper's ordering (spec 2.10).
+// Half-bandwidth of A = W + rho J^T M^-1 J in the paper's ordering (§VI-B).
 inline constexpr int kBcqpBandwidth = 21;
 
 class ForceJacobianMatrix {
@@ -101,7 +101,7 @@ void almGradient(const ForceJacobianMatrix& J, std::span<const double> weights, 
                  std::span<const double> lambda, double rho, std::span<const double> f, std::span<double> work,
                  std::span<double> grad);
 
-// Structural sparsity of A (spec 2.10): A_ab != 0 iff the DOF sets of parameters a and b meet.
+// Structural sparsity of A (§VI-B): A_ab != 0 iff the DOF sets of parameters a and b meet.
 enum class SparsityModel {
   RestOnly2D,  // (kbar_0, kbar_1, mbar, lbar) per vertex, 4N-8
   RestOnly4D,  // (kbar_0..3, mbar, lbar), 6N-12

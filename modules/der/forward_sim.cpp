@@ -1,4 +1,4 @@
-// Implicit forward simulation of one DER strand (specs/der.md 1.2, 1.8; paper Eq. 1, Sec. VI).
+// Implicit forward simulation of one DER strand (paper §III, Eq. 1, Sec. VI).
 #include "modules/der/forward_sim.hpp"
 
 #include <atomic>
@@ -64,7 +64,7 @@ StrandSimulator::StrandSimulator(std::vector<double> q0, ReferenceFrames frames,
     throw InputError(str("forward simulation: max Newton iterations must be >= 1, got ", options_.maxNewtonIterations));
   qdot_.assign(q_.size(), 0.0);
   // M from the edge lengths of the modelled shape q0, as the optimisation computes it (once, from
-  // the initial rest lengths, specs/der.md 1.7): the material's amount does not change when the
+  // the initial rest lengths, README decision 28): the material's amount does not change when the
   // optimiser changes the rest lengths, and the same M makes the optimised strand's force balance
   // hold in the forward simulation too.
   {

@@ -1,5 +1,5 @@
 #pragma once
-// Implicit forward simulation of one DER strand (specs/der.md 1.2, 1.8; paper Eq. 1 and Sec. VI):
+// Implicit forward simulation of one DER strand (paper §III, Eq. 1 and Sec. VI):
 // each step minimises E_in + E_elastic over the free DOFs with Newton iterations (one by default:
 // linearised backward Euler as in the paper), on the banded system M / dt^2 + H (half-bandwidth 10)
 // factored by BandedLdlt; the root DOFs (x_0, theta_0, x_1) follow a prescribed rigid motion;

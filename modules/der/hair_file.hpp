@@ -1,6 +1,6 @@
 #pragma once
 // Cem Yuksel's binary HAIR strand format (www.cemyuksel.com/research/hairmodels), the format of
-// the public hair models (and of the Hu et al. data of specs/der.md section 5.6), read into and
+// the public hair models (and of the Hu et al. data of the paper's §VI-F), read into and
 // written from DER strand geometries.
 //
 // Layout (little-endian, no padding): a 128-byte header

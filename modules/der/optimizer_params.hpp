@@ -1,5 +1,5 @@
 #pragma once
-// Options of the static-equilibrium parameter optimisation (specs/der.md 2.2-2.9, paper §IV-F)
+// Options of the static-equilibrium parameter optimisation (paper §IV, Eq. 9-31, Algorithm 1, §IV-F)
 // and their declaration in the parameter schema (`kinema help der`).
 #include <string>
 

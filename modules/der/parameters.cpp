@@ -73,7 +73,7 @@ void fromParameters(std::span<const double> p, double s, RestState& rest) {
                " entries, expected ", parameterCount(N));
   for (int i = 1; i <= N - 2; ++i) {
     const double k0 = p[paramIndex(i, kKbar0)], k1 = p[paramIndex(i, kKbar1)];
-    rest.restKappa[i] = Vec4(k0, k1, k0, k1);  // synchronised (spec 2.1)
+    rest.restKappa[i] = Vec4(k0, k1, k0, k1);  // synchronised (paper §IV)
     rest.cBend[i] = s * p[paramIndex(i, kBeta)];
     rest.restTwist[i] = p[paramIndex(i, kMbar)];
     rest.cTwist[i] = s * p[paramIndex(i, kGamma)];

@@ -1,6 +1,6 @@
 #pragma once
-// The parameter vector p of the static-equilibrium optimisation (specs/der.md 2.1, 2.5; paper
-// §IV): per interior vertex i = 1..N-2, in the paper's interleaved order
+// The parameter vector p of the static-equilibrium optimisation (paper §IV,
+// §IV-C): per interior vertex i = 1..N-2, in the paper's interleaved order
 //   (kbar_{i,0}, kbar_{i,1}, beta_i, mbar_i, gamma_i, lbar_i, alpha_i)      (7N - 14 entries),
 // where lbar_i and alpha_i belong to edge i (between x_i and x_{i+1}). Stiffnesses are
 // dimensionless multipliers of one global scale s: c_st = s alpha, c_be = s beta, c_tw = s gamma.
@@ -35,7 +35,7 @@ Scheme schemeFromName(const std::string& name);  // "alm" | "penalty" | "rest_on
 std::string schemeName(Scheme scheme);
 
 // The global stiffness scale s = sum_i (c_st,i + c_be,i + c_tw,i) / (3(N-2)) over i = 1..N-2
-// (spec 2.1). c_st of edge 0 is not a parameter and does not enter.
+// (paper §IV). c_st of edge 0 is not a parameter and does not enter.
 double stiffnessScale(const RestState& rest);
 
 // RestState -> p with scale s (alpha = c_st / s etc.; kbar_{i,2}, kbar_{i,3} are ignored).

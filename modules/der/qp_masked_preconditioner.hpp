@@ -2,8 +2,8 @@
 // Common base of the band-based BCQP preconditioners (asc, none, jacobi, wjacobi, ssor, ic, mic):
 // they are active-set aware. MPRGP hands over the free mask (1 free, 0 active) through
 // setFreeMask; apply() then computes z_F = P_FF^{-1} r_F and z_C = 0 from r_F only, so each is a
-// symmetric operator that is SPD on the free subspace and zero on the active one (specs/der.md
-// 3.2, 4, decision 8.8). Before any setFreeMask every index is free.
+// symmetric operator that is SPD on the free subspace and zero on the active one (paper §V-A,
+// §VI-E1; README decision 16). Before any setFreeMask every index is free.
 #include <cstdint>
 #include <span>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Preconditioners for the BCQP of the parameter optimisation (specs/der.md 3.2-3.4, 4), selectable
+// Preconditioners for the BCQP of the parameter optimisation (paper §V, §VI-E1), selectable
 // by name: asc (active-set Cholesky, the paper's), none, jacobi, wjacobi (2 sweeps, omega 0.5),
 // ssor (omega 1.2), ic (IC(0) on the pattern of A), mic (Bridson's modified IC), amg (the backend's
 // AMG). Each is an la::Preconditioner that MPRGP applies "in face"; the band-based ones are

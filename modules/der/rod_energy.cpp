@@ -1,5 +1,5 @@
 // Stretching, bending and twisting energies of a DER strand with forces and the forward-simulation
-// Hessian (specs/der.md 1.4-1.6, paper Eq. 2-8 and Sec. VI).
+// Hessian (paper §III-B-D, Eq. 2-8 and Sec. VI).
 #include "modules/der/rod_energy.hpp"
 
 #include <Eigen/Core>
@@ -135,7 +135,7 @@ void addElasticHessian(const RodKinematics& K, const RestState& rest, double rad
   KINEMA_CHECK(H.size() == freeDofCount(N) && H.bandwidth() >= kForwardBandwidth, "addElasticHessian: matrix of size ",
                H.size(), " and half-bandwidth ", H.bandwidth(), " for ", N, " vertices (need ", freeDofCount(N),
                " and >= ", kForwardBandwidth, ")");
-  // Stretching: exact Hessian with the negative part projected out (spec 1.4):
+  // Stretching: exact Hessian with the negative part projected out (README decision 13):
   // k [t t^T + max(0, (l - lbar) / l) (I - t t^T)], edge block [[H, -H], [-H, H]].
   for (int j = 1; j < N - 1; ++j) {
     const double k = stretchCoefficient(rest.cStretch[j], radius, rest.restLength[j]);

@@ -1,5 +1,5 @@
 #pragma once
-// Elastic energy of a DER strand (specs/der.md 1.4-1.6, paper Eq. 2-8): stretching, bending with
+// Elastic energy of a DER strand (paper §III-B-D, Eq. 2-8): stretching, bending with
 // 4D curvature (or the 2D averaged-frame curvature of [7] for comparison, Fig. 2) and twisting;
 // the generalised force f = -grad E over all 4N - 1 DOFs; and the forward-simulation Hessian of
 // the free DOFs q[7 .. 4N-2] (stretching exact with SPD projection, bending and twisting
@@ -12,7 +12,7 @@
 
 namespace kinema::der {
 
-// Half-bandwidth of the forward-simulation Hessian in the interleaved ordering (spec 1.1).
+// Half-bandwidth of the forward-simulation Hessian in the interleaved ordering (paper §III).
 inline constexpr int kForwardBandwidth = 10;
 
 struct ElasticEnergy {

@@ -1,5 +1,5 @@
-// Frames, 4D curvature and twist of a DER strand with their stencil gradients (specs/der.md 1.3,
-// 1.5, 1.6; paper Sec. III-C/D, Bergou et al. 2008 [6] and 2010 [7]).
+// Frames, 4D curvature and twist of a DER strand with their stencil gradients (README decisions
+// 3-7; paper Sec. III-C/D, Bergou et al. 2008 [6] and 2010 [7]).
 #include "modules/der/rod_kinematics.hpp"
 
 #include <Eigen/Geometry>

@@ -1,5 +1,6 @@
 #pragma once
-// Frames and the kinematic quantities of a DER strand at a configuration q (specs/der.md 1.3-1.6):
+// Frames and the kinematic quantities of a DER strand at a configuration q (paper §III-C, §III-D;
+// README decisions 3-7):
 // reference frames (space-parallel transport at initialisation, time-parallel transport when q
 // changes), material frames, 4D curvature kappa_i with its 4x11 Jacobian on the stencil y_i, and
 // twist m_i (with reference twist) with its gradient on y_i. Also the 2D averaged-frame curvature

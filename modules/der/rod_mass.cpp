@@ -1,4 +1,4 @@
-// Mass, gravity and the naive rest state of a DER strand (specs/der.md 1.7, 8.6).
+// Mass, gravity and the naive rest state of a DER strand (README decisions 11, 12).
 #include "modules/der/rod_mass.hpp"
 
 #include <numbers>

@@ -1,7 +1,7 @@
 #pragma once
-// Diagonal generalised mass and gravity of a DER strand (specs/der.md 1.7, paper Eq. 1), and the
+// Diagonal generalised mass and gravity of a DER strand (paper Eq. 1; README decision 12), and the
 // naive rest state "rest values = current shape" from which forward simulations and the parameter
-// optimisation start (spec 8.6: 4D rest curvature synchronised at initialisation).
+// optimisation start (README decision 11: 4D rest curvature synchronised at initialisation).
 #include <span>
 #include <vector>
 
@@ -21,7 +21,7 @@ void gravityForce(std::span<const double> mass, const Vec3& gravity, std::span<d
 std::vector<double> gravityForce(const std::vector<double>& mass, const Vec3& gravity);
 
 // Rest state taken from the configuration (q, frames): lbar_j = l_j, kbar_i = kappa_i (4D), then if
-// `synchronizeKappa` kbar_{i,2} = kbar_{i,0} and kbar_{i,3} = kbar_{i,1} (spec 8.6), mbar_i = m_i;
+// `synchronizeKappa` kbar_{i,2} = kbar_{i,0} and kbar_{i,3} = kbar_{i,1} (README decision 11), mbar_i = m_i;
 // stiffnesses c_st, c_be, c_tw from the material on every edge / vertex. `frames` must belong to
 // q (or to an earlier configuration, see computeKinematics).
 RestState restStateFrom(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,

@@ -1,4 +1,4 @@
-// Interleaving of strand geometry into the DER generalised coordinates q (specs/der.md 1.1).
+// Interleaving of strand geometry into the DER generalised coordinates q (paper §III).
 #include "modules/der/strand.hpp"
 
 #include "framework/core/error.hpp"

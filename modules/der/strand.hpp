@@ -1,5 +1,5 @@
 #pragma once
-// A strand as the DER model sees it (specs/der.md section 1.1): N vertices x_0..x_{N-1}, one
+// A strand as the DER model sees it (paper §III): N vertices x_0..x_{N-1}, one
 // material-frame angle theta_j per edge e^j = x_{j+1} - x_j, interleaved into
 //   q = [x_0, theta_0, x_1, theta_1, ..., theta_{N-2}, x_{N-1}]  (size 4N - 1).
 // Minimal clamping: x_0, theta_0 and x_1 are fixed (prescribed), leaving 4N - 8 free DOFs, which are
@@ -46,7 +46,7 @@ struct Material {
 // Edge-indexed arrays have N - 1 entries; vertex-indexed arrays N (end entries unused).
 struct RestState {
   std::vector<double> restLength;  // lbar_j
-  std::vector<Vec4> restKappa;     // kbar_i (4D curvature, section 1.5)
+  std::vector<Vec4> restKappa;     // kbar_i (4D curvature, paper §III-C)
   std::vector<double> restTwist;   // mbar_i
   std::vector<double> cStretch;    // c_st,j = s alpha_j per edge
   std::vector<double> cBend;       // c_be,i = s beta_i per vertex

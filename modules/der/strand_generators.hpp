@@ -1,5 +1,5 @@
 #pragma once
-// Procedural strands for DER scenes and tests (specs/der.md section 5): straight vertical and
+// Procedural strands for DER scenes and tests (paper §VI): straight vertical and
 // horizontal strands (Figs. 2, 3, 5-7), a coil (Fig. 4) and a hair-like set of curly wisps on a
 // scalp (Figs. 1, 10 use captured hair; this is the procedural stand-in).
 //
@@ -55,7 +55,7 @@ struct WispParams {
 // over curlRamp. The curve is resampled at equal arc length, so edges are equal to within the
 // chord-versus-arc difference (well under 1% at the defaults with 100 vertices), and the strand's
 // arc length is exactly its drawn length (of the finely sampled curve). Strands are not kept out
-// of the scalp or of each other (DER here has no contact, specs/der.md section 1.1).
+// of the scalp or of each other (DER here has no contact, as in the paper's §III).
 std::vector<StrandGeometry> wisps(int count, int vertices, const WispParams& params, std::uint64_t seed);
 // Strands [first, first + count) of the same set, bitwise equal to those entries of
 // wisps(first + count, ...): each rank of a run builds only the strands it owns

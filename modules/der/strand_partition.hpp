@@ -1,5 +1,5 @@
 #pragma once
-// Assignment of whole strands to ranks, balanced by estimated cost (specs/der.md section 7.4:
+// Assignment of whole strands to ranks, balanced by estimated cost (README decision 29:
 // strands are never split; balance sum n kd^2 per rank by greedy longest-processing-time).
 //
 // LPT: strands in decreasing cost (ties: lower global index first) each go to the rank with the
@@ -15,7 +15,7 @@
 namespace kinema::der {
 
 // Estimated cost of optimising a strand of N vertices: n kd^2 with n = 7N - 14 unknowns and
-// half-bandwidth kd = 21 (the banded factorisation dominates, specs/der.md section 7.1).
+// half-bandwidth kd = 21 (the banded factorisation dominates, §VI-B).
 double strandCost(int vertices);
 std::vector<double> strandCosts(std::span<const StrandGeometry> strands);
 

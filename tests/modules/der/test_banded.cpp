@@ -1,5 +1,5 @@
 // Banded storage, banded LDL^T with clamped pivots and the active-set filtered solve (ASC),
-// specs/der.md 3.2.4 and acceptance tests C1, C2, C6.
+// paper §V-A with README decision 15, and acceptance tests C1, C2, C6 (README decision 34).
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -109,7 +109,7 @@ Eigen::VectorXd ascOracle(const BandedLdlt& f, const std::vector<std::uint8_t>& 
 }
 
 // The literal printed Eq. 34-35 (no D_jj in the forward sum): the regression oracle of a WRONG
-// implementation (specs/der.md 3.2.4).
+// implementation (README decision 15).
 Eigen::VectorXd literalEq34(const BandedLdlt& f, const std::vector<std::uint8_t>& mask, const std::vector<double>& r) {
   const int n = f.size();
   Eigen::VectorXd y = Eigen::VectorXd::Zero(n), z = Eigen::VectorXd::Zero(n);

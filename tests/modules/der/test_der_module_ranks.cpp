@@ -1,4 +1,4 @@
-// The der module through the runner at 1, 2 and 3 ranks (specs/der.md E9): strands spread over
+// The der module through the runner at 1, 2 and 3 ranks (acceptance test E9, README decision 34): strands spread over
 // ranks give per-strand results bitwise identical to optimising each strand alone; a run
 // interrupted mid-optimisation and restarted from its checkpoint ends with the same parameters;
 // the optimised strand file loads into a forward run; bad input fails clearly.

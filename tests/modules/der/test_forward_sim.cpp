@@ -1,4 +1,4 @@
-// Implicit forward simulation of one DER strand (specs/der.md 1.2, 1.8; acceptance tests 6 A3,
+// Implicit forward simulation of one DER strand (paper Eq. 1, §VI; acceptance tests A3,
 // A5, F1): static rest state, sag of a naive horizontal strand, the static cantilever oracle,
 // energy dissipation of backward Euler, prescribed root motion, frame-flip trajectories, no heap
 // allocation per step, non-finite detection.

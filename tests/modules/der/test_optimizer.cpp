@@ -1,5 +1,5 @@
-// The static-equilibrium parameter optimiser (paper Algorithm 1, specs/der.md 2.9; acceptance
-// tests B5, E1-E5 and the restart contract).
+// The static-equilibrium parameter optimiser (paper Algorithm 1, §IV-F; acceptance
+// tests B5, E1-E5 of README decision 34 and the restart contract).
 #include <gtest/gtest.h>
 
 #include <algorithm>

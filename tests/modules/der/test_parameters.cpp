@@ -1,5 +1,5 @@
 // Parameter vector, scaling, bounds, force Jacobian and BCQP assembly of the DER optimisation
-// (specs/der.md 2.1-2.10; acceptance tests B1-B4).
+// (paper §IV; acceptance tests B1-B4, README decision 34).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -100,7 +100,7 @@ TEST(DerParameters, B4ScalingAndRoundTrip) {
     EXPECT_EQ(p[paramIndex(i, kKbar0)], K.kappa[i][0]);
     EXPECT_EQ(p[paramIndex(i, kMbar)], K.twist[i]);
   }
-  // Vertical-strand scaling of spec 2.1: c_st = 1e3, others 1e9.
+  // Vertical-strand scaling of §IV, §VI-D1: c_st = 1e3, others 1e9.
   RestState soft = restOf(K, 1e3, 1e9, 1e9);
   const double s2 = stiffnessScale(soft);
   EXPECT_NEAR(s2, (1e3 + 2e9) / 3.0, 1e-6);
@@ -341,7 +341,7 @@ TEST(DerForceJacobian, B3SparsityFigures) {
   EXPECT_EQ(r2.nnz, 175704);
   EXPECT_EQ(r4.nnz, 383364);
   EXPECT_EQ(full.nnz, 489204);
-  // Small strands (spec 2.10 table).
+  // Small strands (our structural count with the same stencils as §VI-B).
   EXPECT_NEAR(structuralSparsity(30, SparsityModel::RestOnly2D).nnzPerRow, 20.93, 0.005);
   EXPECT_NEAR(structuralSparsity(100, SparsityModel::Full).nnzPerRow, 34.55, 0.005);
 }

@@ -1,5 +1,6 @@
 // The BCQP preconditioners (asc and the paper's baselines), MPRGP with each of them, and the
-// interior-point baseline (specs/der.md 3.2-3.4, 4; acceptance tests C1-C5, D1-D2).
+// interior-point baseline (paper §V, §VI-E; acceptance tests C1-C5, D1-D2,
+// README decision 34).
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>

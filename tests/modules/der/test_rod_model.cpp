@@ -1,4 +1,4 @@
-// The DER strand model (specs/der.md section 1, acceptance tests 6 A1-A4): kinematic gradients and
+// The DER strand model (paper §III; acceptance tests A1-A4, README decision 34): kinematic gradients and
 // energy gradients against finite differences, zero force at the rest state, frame-flip
 // invariance of the 4D model and failure of the 2D averaged-frame model, Hessian properties.
 #include <gtest/gtest.h>
@@ -296,7 +296,7 @@ TEST(DerEnergy, A2_RestStateHasZeroForce) {
   }
 }
 
-// Mass and gravity (spec 1.7): vertex masses sum to rho pi r^2 times the rest length, one-sided at
+// Mass and gravity (README decision 12): vertex masses sum to rho pi r^2 times the rest length, one-sided at
 // the ends; twist inertia rho pi r^4 lbar / 2; gravity on vertex DOFs only.
 TEST(DerMass, MassMatrixAndGravity) {
   Material mat;
@@ -324,7 +324,7 @@ TEST(DerMass, MassMatrixAndGravity) {
 
 namespace {
 
-// A straight horizontal strand of N vertices along x, theta = 0 (spec 5.1 S1).
+// A straight horizontal strand of N vertices along x, theta = 0 (§VI-A; S1).
 std::vector<double> straightStrand(int N, double spacing = 0.01) {
   StrandGeometry g;
   for (int v = 0; v < N; ++v) g.x.push_back(Vec3(spacing * v, 0.0, 0.0));
