@@ -1,10 +1,10 @@
-// bench_bdem: the measurements of issue 7 for the bdem module (specs/bdem.md sections 5.1-5.3,
-// 6G, 3.9), side by side in one run.
+// bench_bdem: the measurements of issue 7 for the bdem module (paper Tables 1-2, Figs. 5-7,
+// 11-12, §5.1), side by side in one run.
 //
 //  1. table1: the paper's Table 1 scenes (beam stretch, beam twist, beam drape at E = 1e9 and
 //     1e6, chocolate bar, plate drop, woven yarn sheet) at sizes this machine runs in minutes, each
-//     for a fixed simulated time with the implicit integrator (dt = the paper's dt_impl / T, spec
-//     5.1 derived table) and the explicit baseline (dt = 0.2 T, stableStep): seconds per frame
+//     for a fixed simulated time with the implicit integrator (dt = the paper's dt_impl / T, from
+//     Table 1 and §5.1) and the explicit baseline (dt = 0.2 T, stableStep): seconds per frame
 //     side by side, the speedup, Newton and CG iterations per implicit step, and the final states
 //     compared (RMS position difference / body size, bonds broken by each).
 //  2. table2: three-point bending at the low / middle (and, with --table2-high, high) resolutions
@@ -195,7 +195,7 @@ IntegratorOptions implicitOptions(const std::string& type = "cg", const std::str
   o.newton.linear.preconditioner = pc;
   o.newton.linear.maxIterations = 2000;
   o.newton.maxIterations = 100;
-  // The paper's inexact Newton (Eq. 31), on the dimensionless measure of spec 3.8; the module's
+  // The paper's inexact Newton (Eq. 31), on the dimensionless measure of README decision 36; the module's
   // default (a fixed CG tolerance 1e-6) is the second set of table1 columns.
   o.newton.forcing = "eq31";
   o.newton.forcingOf = "measure";
@@ -216,7 +216,7 @@ struct Table1Scene {
   std::string name;
   System s;
   double E;
-  double ratio;       // dt_implicit / T (spec 5.1 derived table)
+  double ratio;       // dt_implicit / T (from Table 1 and §5.1)
   double frame;       // 1/60 s (1x) or 1/480 s (0.125x)
   std::string motion; // "1x" / "0.125x"
   int implicitSteps;  // simulated time = implicitSteps * dt_implicit
@@ -233,7 +233,7 @@ std::vector<Table1Scene> table1Scenes(bool quick) {
   std::vector<Table1Scene> v;
   const Vec3 g(0, 0, -9.81);
   // One beam geometry for stretch, twist and drape (the paper's beams are one beam at three
-  // resolutions, spec 5.1), at a resolution this machine runs.
+  // resolutions, §5.1), at a resolution this machine runs.
   const BeamGeometry beam = quick ? BeamGeometry{0.3, 0.04, 0.04, 0.01} : BeamGeometry{1.0, 0.1, 0.1, 0.0125};
   {
     BeamPullOptions o;
@@ -286,7 +286,7 @@ void table1(bool quick) {
   auto eigen = la::createBackend("eigen");
   md << "## 1. Table 1: implicit against explicit BDEM\n\n"
      << "Rank 0 alone (eigen backend, one thread for both integrators). Each scene runs for the same simulated "
-        "time with both integrators: implicit dt = (paper's dt_impl / T) T (spec 5.1 derived table), Newton "
+        "time with both integrators: implicit dt = (paper's dt_impl / T) T (dt_impl from Table 1, T from §5.1), Newton "
         "on the manifold to the tolerance 1e-4 on the relative force residual, CG + ic0 (ssor where IC(0) breaks down, marked) with the Eq. 31 forcing; explicit dt = "
         "0.2 T (stableStep). s/frame = wall seconds / simulated time x frame length (1/60 s at 1x, 1/480 s at "
         "0.125x). RMS diff = RMS over particles of |p_impl - p_expl| / body size at the end. The last four columns: the "
@@ -385,7 +385,7 @@ void table2(bool quick, bool high) {
     o.indenterSpeed = speed;
     if (quick) o.particles = (r == "low") ? 150 : 300;
     System s = buildThreePointBending(o);
-    // Tensile F_n only in sigma (Eq. 12, spec 2.4 [!]): with compression counted, the penalty
+    // Tensile F_n only in sigma (Eq. 12, README decision 34): with compression counted, the penalty
     // contact under the indenter crushes bonds at the finer resolutions first and the split comes
     // at 27 steps of 1 ms (middle) against 40 (low); tension-only: 38 against 39.
     s.model.tensionOnly = t2TensionOnly;
@@ -470,7 +470,7 @@ void fig7(bool quick) {
      << "Beam " << o.beam.length << " x " << o.beam.width << " x " << o.beam.height << " m, r = " << o.beam.radius
      << " (" << s.P.size() << " particles), one end fixed, the other twisted at " << o.angularSpeed
      << " rad/s, gravity (bending and twist); one step of dt = 20 T from rest; every variant to the same dimensionless "
-        "tolerance 1e-6 (spec 3.8; constrained forms also |C| <= 1e-8), rank 0, eigen (CG + ic0; lagrange: direct KKT). "
+        "tolerance 1e-6 (README decision 36; constrained forms also |C| <= 1e-8), rank 0, eigen (CG + ic0; lagrange: direct KKT). "
         "Ranked by time.\n\n"
      << "| rank | solver | converged | iterations | outer | CG iterations | seconds | max \\|C\\| | final energy |\n"
      << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
@@ -482,7 +482,7 @@ void fig7(bool quick) {
   };
   std::vector<Row> rows;
   // Two extra manifold-Newton rows isolate what costs it iterations against lagrange's exact KKT
-  // Newton: the per-element PSD projection (spec 3.5) and the inexact CG of Eq. 31.
+  // Newton: the per-element PSD projection (§5.2) and the inexact CG of Eq. 31.
   const std::vector<std::pair<std::string, std::string>> variants{
       {"newton", "newton"},
       {"newton, no PSD projection", "newton"},
@@ -692,7 +692,7 @@ void linear(bool quick) {
   if (!world.isRoot()) return;
   const LinearRun& ref = one[key(cfgs[0])];
   md << "## 5. The Newton linear solve per backend\n\n"
-     << "The first Newton system H_red y = -g_red (6 unknowns per particle, spec 3.4) of one implicit step of dt = 50 T "
+     << "The first Newton system H_red y = -g_red (6 unknowns per particle, Eqs. 28-29) of one implicit step of dt = 50 T "
         "of a clamped beam drape ("
      << o.beam.length << " x " << o.beam.width << " x " << o.beam.height << " m, r = " << o.beam.radius << ", E = 1e7, "
      << s.P.size() << " particles, " << 6 * s.P.size() << " unknowns; assembly "

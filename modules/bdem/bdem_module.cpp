@@ -23,14 +23,14 @@ namespace {
 
 constexpr int kCheckpointState = 14;  // p (3), q (4), v (3), qdot (4) per particle
 
-// Energies, momenta and penetration of the current state (spec 6B, 6F); collective.
+// Energies, momenta and penetration of the current state (README decision 43: T-R, T-C); collective.
 struct Measures {
   double kinetic = 0, potential = 0;
   Vec3 momentum = Vec3::Zero(), angularMomentum = Vec3::Zero();
   double maxPenetration = 0, maxPenetrationOverR = 0;
 };
 
-// World angular velocity of a particle: (omega, 0) = 2 qdot (x) conj(q) (spec 6D T-D3).
+// World angular velocity of a particle: (omega, 0) = 2 qdot (x) conj(q) (README decision 43: T-D3).
 Vec3 angularVelocity(const Vec4& q, const Vec4& qdot) {
   const Vec4 qc(-q[0], -q[1], -q[2], q[3]);
   const Vec4 w = 2.0 * solvers::RigidManifold::multiply(qdot, qc);

@@ -10,9 +10,9 @@ void declareBdemParams(ParamSchema& s) {
   const IntegratorOptions d;
   s.addChoice("bdem.integrator", d.integrator, {"implicit", "explicit"},
               "implicit: Eq. 6 minimised on the quaternion manifold each step (Alg. 3); explicit: the "
-              "symplectic-Euler BDEM baseline of spec 4.1");
+              "symplectic-Euler BDEM baseline the paper compares against (§6.4, Table 1; README decision 32)");
   s.addChoice("bdem.solver", d.solver, {"newton", "first_order", "penalty", "lagrange", "augmented_lagrangian"},
-              "implicit solver variant (Fig. 7, spec 3.11-3.13): newton = second-order manifold (Alg. 2-3), "
+              "implicit solver variant (§6.2, Fig. 7): newton = second-order manifold (Alg. 2-3), "
               "first_order = Riemannian gradient descent (Alg. 1), penalty (Eq. 36), lagrange (Eq. 37), "
               "augmented_lagrangian (Eq. 38)");
   s.addReal("bdem.tolerance", d.tolerance, Range::positive(),
@@ -36,7 +36,7 @@ void declareBdemParams(ParamSchema& s) {
   solvers::declareNewtonParams(s, "bdem.newton", nd);
 
   s.addReal("bdem.dt", 0.0, Range::nonNegative(),
-            "time step [s]; 0: 0.2 T with T = min r sqrt(2 rho / (3 E)), the explicit stable step (spec 3.9)");
+            "time step [s]; 0: 0.2 T with T = min r sqrt(2 rho / (3 E)), the explicit stable step (§5.1, Eq. 30)");
   s.addInt("bdem.steps", 0, Range::atLeast(0), "runner steps (each `substeps` time steps); 0: from end_time");
   s.addReal("bdem.end_time", 0.0, Range::nonNegative(), "simulated time to reach when bdem.steps is 0 [s]");
   s.addInt("bdem.substeps", 1, Range::closed(1, 100000000),
@@ -51,23 +51,23 @@ void declareBdemParams(ParamSchema& s) {
             "current state only and a restart reproduces the run bitwise on every backend; false: keep it until "
             "bonds break (cheaper assembly)");
   s.addChoice("bdem.model.shear_form", "consistent", {"paper", "consistent"},
-              "shear energy (spec 2.3.2, section 8 item 1): paper = 1/2 kt theta^2 as printed, consistent = "
+              "shear energy (Eq. 9; README decisions 13-14): paper = 1/2 kt theta^2 as printed, consistent = "
               "1/2 kt (l0 theta)^2 (units of energy)");
   s.addChoice("bdem.model.rot_measure", "full_angle", {"paper", "full_angle"},
-              "bend/twist measure (spec 2.3.3, section 8 item 2): paper = vec(conj(q_j) q_i), a half angle; "
+              "bend/twist measure (Eqs. 10-11; README decision 14): paper = vec(conj(q_j) q_i), a half angle; "
               "full_angle = twice that, the relative rotation angle");
   s.addBool("bdem.model.tension_only", false,
-            "fracture (Eq. 12, spec 2.4 [!]): count only tensile normal forces in sigma (paper: |F_n|)");
+            "fracture (Eq. 12; README decisions 19, 34): count only tensile normal forces in sigma (paper: |F_n|)");
 
   s.addBool("bdem.contact.enabled", true, "element-element and element-obstacle penalty contact (Eqs. 32-33)");
   s.addReal("bdem.contact.k_ec", 0.0, Range::nonNegative(),
-            "element-element penalty stiffness k_ec of Eq. 32 [N/m]; 0: E_max r_max (spec 2.5)");
+            "element-element penalty stiffness k_ec of Eq. 32 [N/m]; 0: E_max r_max (§5.4)");
   s.addReal("bdem.contact.k_c", 0.0, Range::nonNegative(),
-            "element-obstacle penalty stiffness k_c of Eq. 33 [N/m]; 0: E_max r_max (spec 2.5)");
+            "element-obstacle penalty stiffness k_c of Eq. 33 [N/m]; 0: E_max r_max (§5.4)");
   s.addReal("bdem.contact.mu_s", 0.0, Range::nonNegative(), "sliding friction coefficient mu_s of Eq. 34 (pairs)");
   s.addReal("bdem.contact.mu_r", 0.0, Range::nonNegative(), "rolling friction coefficient mu_r of Eq. 35");
   s.addBool("bdem.contact.rolling_r3", false,
-            "Eq. 35 as printed (r^3, dimensionally inconsistent) instead of r (spec 2.6 [!])");
+            "Eq. 35 as printed (r^3, dimensionally inconsistent) instead of r (README decision 31)");
   s.addReal("bdem.contact.padding", d.contactPadding, Range::nonNegative(),
             "contact candidates within (r_i + r_j)(1 + padding) + 2 max|v| dt; also sets the ghost layer width");
   s.addBool("bdem.fracture", d.fracture, "break bonds over the Eq. 12-13 thresholds after each step (Alg. 3 line 20)");

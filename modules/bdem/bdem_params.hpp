@@ -1,5 +1,5 @@
 #pragma once
-// The bdem module's parameters (specs/bdem.md sections 2-5, 8), each declared once under `bdem.`
+// The bdem module's parameters (paper §3-5; README decisions), each declared once under `bdem.`
 // with type, default, range and a line of help (DESIGN: "every parameter is declared once"), and
 // read back into the structs the module and the integrators use. The scene itself is under
 // `bdem.scene.` (scene_params.hpp).
@@ -14,13 +14,13 @@ namespace kinema::bdem {
 
 struct BdemParams {
   IntegratorOptions integrator;  // integrator, solver variant, tolerance, Newton, fracture, friction
-  double dt = 0;                 // 0: 0.2 T, the explicit stable step of spec 3.9
+  double dt = 0;                 // 0: 0.2 T, the explicit stable step of §5.1
   long steps = 0;                // runner steps; 0: ceil(endTime / (substeps dt))
   double endTime = 0;
   int substeps = 1;              // time steps per runner step (a frame interval)
   int fragmentsEvery = 1;        // fragment count every this many runner steps (0: never)
   bool freshPattern = true;      // new Hessian pattern every implicit step (bitwise restarts)
-  BondModel model;               // shear form, bend/twist measure, tension-only fracture (spec 8 items 1-3)
+  BondModel model;               // shear form, bend/twist measure, tension-only fracture (README decisions 13-14, 34)
   ContactParams contact;         // applied over the scene's values only where the scene sets them
   bool kecSet = false, kcSet = false, muSSet = false, muRSet = false, rollingSet = false;
 };

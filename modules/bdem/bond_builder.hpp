@@ -1,7 +1,7 @@
 #pragma once
-// Bond creation (specs/bdem.md section 2.2): a bond between every pair of particles with
+// Bond creation (paper §3.4; README decision 23): a bond between every pair of particles with
 //   |p_i - p_j| <= (1 + delta)(r_i + r_j),
-// delta a small tolerance (default 5e-3, spec: 1e-3 .. 1e-2) that absorbs round-off of the lattice.
+// delta a small tolerance (default 5e-3) that absorbs round-off of the lattice.
 // Pairs come from the framework's spatial hash (sorted by (i, j), each once), so the bond list is
 // deterministic and sorted by (i, j) with i < j; bonds are built by makeBond (bond.hpp) with the
 // material of particle i (decision: bonds between different materials take the one of the lower

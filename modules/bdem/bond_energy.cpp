@@ -1,7 +1,7 @@
-// Bond potential (specs/bdem.md section 2.3, Eqs. 7-11) with its Euclidean gradient and Hessian
-// over (p_i, q_i, p_j, q_j) (spec section 3.2). All analytic, fixed-size, no allocation.
+// Bond potential (paper §3.2, Eqs. 7-11) with its Euclidean gradient and Hessian
+// over (p_i, q_i, p_j, q_j) (README decision 16). All analytic, fixed-size, no allocation.
 //
-// Shear (Eq. 9, spec 2.3.2 interpretation): with s = q_i + sigma q_j (sigma = -1 when q_i.q_j < 0),
+// Shear (Eq. 9, README decision 13): with s = q_i + sigma q_j (sigma = -1 when q_i.q_j < 0),
 // rho = s^T s, x = p_j - p_i, l = |x|, n = x / l, the carried rest axis is d = R(s) d0 / rho
 // (R is homogeneous quadratic, so R(s)/rho = R(s/|s|)), and c = n . d = s^T M(n) s / rho is a
 // Rayleigh quotient with the symmetric 4 x 4
@@ -42,7 +42,7 @@ Mat4 rayleighMatrix(const Vec3& n, const Vec3& d0) {
   return M;
 }
 
-// h'(c) and h''(c) for h(c) = acos(c)^2, written in theta = acos(c) (spec 2.3.2).
+// h'(c) and h''(c) for h(c) = acos(c)^2, written in theta = acos(c) (README decision 16).
 void shearH(double theta, double& h1, double& h2) {
   if (theta < 0.05) {
     const double t2 = theta * theta;
@@ -64,7 +64,7 @@ double shearStiffness(const Bond& b, const BondModel& model) {
 }  // namespace
 
 double stretchEnergy(const Bond& b, const Vec3& pi, const Vec3& pj, Vec14* grad, Mat14* hess) {
-  // Eq. 8: V = 1/2 kn (l - l0)^2, u = (p_i - p_j)/l (spec 3.2).
+  // Eq. 8: V = 1/2 kn (l - l0)^2, u = (p_i - p_j)/l.
   const Vec3 x = pi - pj;
   const double l = x.norm();
   const double dl = l - b.l0;
@@ -96,7 +96,7 @@ double shearAngle(const Bond& b, const Vec3& pi, const Vec4& qi, const Vec3& pj,
 
 double shearEnergy(const Bond& b, const BondModel& model, const Vec3& pi, const Vec4& qi, const Vec3& pj,
                    const Vec4& qj, Vec14* grad, Mat14* hess) {
-  // Eq. 9 with spec 2.3.2: V = 1/2 k~ theta^2, theta = angle(R(q_c) d0, n).
+  // Eq. 9 with README decisions 13-14: V = 1/2 k~ theta^2, theta = angle(R(q_c) d0, n).
   const double sigma = qi.dot(qj) < 0 ? -1.0 : 1.0;
   const Vec4 s = qi + sigma * qj;
   const double rho = s.squaredNorm();
@@ -170,7 +170,7 @@ Vec3 bendTwistMoment(const Bond& b, const BondModel& model, const Vec4& qi, cons
 
 double bendTwistEnergy(const Bond& b, const BondModel& model, const Vec4& qi, const Vec4& qj, Vec14* grad,
                        Mat14* hess) {
-  // Eqs. 10-11, R0-free (spec 2.3.3): V = 1/2 (s c)^T K' (s c), c = G_l(q_j) q_i; spec 3.2 blocks
+  // Eqs. 10-11, R0-free (README decision 15): V = 1/2 (s c)^T K' (s c), c = G_l(q_j) q_i; analytic blocks
   // times s^2.
   const double s2 = model.rotScale() * model.rotScale();
   const Mat34 Glj = quat::Gl(qj);

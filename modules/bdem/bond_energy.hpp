@@ -1,8 +1,8 @@
 #pragma once
-// Bond potential V = V_stretch + V_shear + V_bendtwist (specs/bdem.md section 2.3, Eq. 7), its
+// Bond potential V = V_stretch + V_shear + V_bendtwist (paper §3.2, Eq. 7), its
 // Euclidean gradient and Hessian over the 14 ambient variables (p_i, q_i, p_j, q_j) in that order
-// (spec section 3.2), and the reduced 12 x 12 element form with the curvature term
-// (RigidManifold::reduceHessian<2>, spec section 3.4). Fixed-size, no allocation.
+// (README decision 16), and the reduced 12 x 12 element form with the curvature term
+// (RigidManifold::reduceHessian<2>, Eqs. 28-29). Fixed-size, no allocation.
 #include <Eigen/Core>
 
 #include "modules/bdem/bond.hpp"
@@ -24,12 +24,12 @@ struct BondTerms {
 BondTerms bondEnergy(const Bond& b, const BondModel& model, const Vec3& pi, const Vec4& qi, const Vec3& pj,
                      const Vec4& qj, Vec14* grad = nullptr, Mat14* hess = nullptr);
 
-// Reduced element (spec section 3.4): g_red = B^T grad, H_red = B^T hess B - curvature, both
+// Reduced element (Eqs. 28-29): g_red = B^T grad, H_red = B^T hess B - curvature, both
 // 12-dimensional over (dp_i, y_i, dp_j, y_j). Not PSD-projected (the caller's ReducedHessian does).
 double bondReduced(const Bond& b, const BondModel& model, const Vec3& pi, const Vec4& qi, const Vec3& pj,
                    const Vec4& qj, Vec12* gred, Mat12* hred);
 
-// Bend/twist relative rotation c = G_l(q_j) q_i = vec(conj(q_j) (x) q_i) (spec 2.3.3), times the
+// Bend/twist relative rotation c = G_l(q_j) q_i = vec(conj(q_j) (x) q_i) (Eqs. 10-11; README decision 14), times the
 // model's rotScale(); its moment K' c (K' = kTwist d0 d0^T + kBend (I - d0 d0^T)).
 Vec3 bendTwistMeasure(const Bond& b, const BondModel& model, const Vec4& qi, const Vec4& qj);
 
@@ -40,12 +40,12 @@ double shearEnergy(const Bond& b, const BondModel& model, const Vec3& pi, const 
                    const Vec4& qj, Vec14* grad = nullptr, Mat14* hess = nullptr);
 double bendTwistEnergy(const Bond& b, const BondModel& model, const Vec4& qi, const Vec4& qj, Vec14* grad = nullptr,
                        Mat14* hess = nullptr);
-// The shear angle theta = angle(R(q_c) d0Shear, n) of spec 2.3.2 (q_c with the sign flip).
+// The shear angle theta = angle(R(q_c) d0Shear, n) of README decision 13 (q_c with the sign flip).
 double shearAngle(const Bond& b, const Vec3& pi, const Vec4& qi, const Vec3& pj, const Vec4& qj);
-// K' = kTwist d0 d0^T + kBend (I - d0 d0^T), d0 = d0Bend (spec 2.3.3, R0-free form).
+// K' = kTwist d0 d0^T + kBend (I - d0 d0^T), d0 = d0Bend (README decision 15, R0-free form).
 Mat3 bendTwistStiffness(const Bond& b);
 // The bend/twist moment K' (s c), s = model.rotScale(), c = G_l(q_j) q_i, in j's body frame
-// (spec 2.4: |M_t| = |d0 . M|, |M_b| = |(I - d0 d0^T) M|).
+// (README decision 19: |M_t| = |d0 . M|, |M_b| = |(I - d0 d0^T) M|).
 Vec3 bendTwistMoment(const Bond& b, const BondModel& model, const Vec4& qi, const Vec4& qj);
 
 }  // namespace kinema::bdem

@@ -377,7 +377,7 @@ VariantResult solvePenalty(IncrementalPotential& phi, const la::Backend& backend
       if (s.P.dof[a] == Dof::Free) form.lambda()[a] += form.kappa()[a] * EuclideanForm::C(form.q(r.data(), a));
   }
   if (augmented && !res.converged && res.reason == "gtol") res.reason = "constraint_not_met";
-  normaliseQuaternions(x, 7, s);  // q normalised only for output (spec 3.13)
+  normaliseQuaternions(x, 7, s);  // q normalised only for output (§6.2, Eqs. 36-38)
   return res;
 }
 

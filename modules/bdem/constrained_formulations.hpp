@@ -1,6 +1,6 @@
 #pragma once
-// The solvers the paper compares the manifold Newton against (specs/bdem.md sections 3.11 and
-// 3.13, Fig. 7; test T-OPT), all minimising the same incremental potential Phi (Eq. 6) of an
+// The solvers the paper compares the manifold Newton against (paper §4.1 and
+// §6.2, Fig. 7; test T-OPT, README decision 43), all minimising the same incremental potential Phi (Eq. 6) of an
 // IncrementalPotential whose step has begun (predictor, candidates, prescribed DOFs set):
 //   first_order           Alg. 1: Riemannian gradient descent on (R^3 x S^3)^n with the geodesic
 //                         Armijo line search; the direction is the gradient in the kinetic metric,

@@ -1,5 +1,5 @@
-// Penalty contact (specs/bdem.md section 2.5, Eqs. 32-33; activation and projected Hessians of
-// spec 2.5 [I] and 3.2).
+// Penalty contact (paper §5.4, Eqs. 32-33; activation and projected Hessians of
+// README decisions 44 and 18).
 #include "modules/bdem/contact_energy.hpp"
 
 #include <cmath>
@@ -39,7 +39,7 @@ double pairContactForce(double kec, double ri, double rj, const Vec3& pi, const 
 
 double obstacleContactEnergy(double kc, const Obstacle& o, double t, double r, const Vec3& p, Vec3* grad,
                              Mat3* hess) {
-  // Eq. 33 for a sphere: phi = g(p) - r, V = 1/2 kc min(phi, 0)^2 (spec 2.5 [!]).
+  // Eq. 33 for a sphere: phi = g(p) - r, V = 1/2 kc min(phi, 0)^2 (README decision 44).
   Vec3 n;
   const double phi = o.distance(p, t, &n) - r;
   if (!(phi < 0)) return 0.0;

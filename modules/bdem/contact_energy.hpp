@@ -1,8 +1,8 @@
 #pragma once
-// Penalty contact (specs/bdem.md section 2.5, Eqs. 32-33) as part of the incremental potential.
+// Penalty contact (paper §5.4, Eqs. 32-33; README decision 44) as part of the incremental potential.
 // Element pair: V = 1/2 k_ec (|p_i - p_j| - r_i - r_j)^2, active only for unbonded pairs while
 // |p_i - p_j| < r_i + r_j. Obstacle: phi = g(p) - r, V = 1/2 k_c min(phi, 0)^2. Hessians are the
-// PSD projections of spec section 3.2 (k u u^T for pairs, k_c grad g grad g^T for obstacles), so
+// PSD projections of README decision 18 (k u u^T for pairs, k_c grad g grad g^T for obstacles), so
 // these elements need no eigen-projection. Positions only: contacts do not see quaternions.
 #include <Eigen/Core>
 

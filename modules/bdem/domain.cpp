@@ -1,4 +1,4 @@
-// Domain: space-filling-curve partition, ghost layer and state exchange (specs/bdem.md section 7.3).
+// Domain: space-filling-curve partition, ghost layer and state exchange (README decisions 1-5).
 //
 // Numbering. distribute() sorts every scene particle by the Morton key of its position (21 bits
 // per axis over the scene's bounding cube), ties broken by the scene id; the sorted position is
@@ -278,7 +278,7 @@ void Domain::distribute(System& s, double reach) {
     GlobalId gi = d.newIndex[b0.i], gj = d.newIndex[b0.j];
     if (gi == gj) throw InputError(str("bdem: a scene bond joins particle ", P.gid[b0.i], " to itself"));
     if (gi > gj) {
-      // Swap the ends (spec T-S1): d0 -> -d0 in the common frame; the bend axis moves to q_i's
+      // Swap the ends (README decision 43: T-S1): d0 -> -d0 in the common frame; the bend axis moves to q_i's
       // (old) body frame: d0Bend' = R(q_i)^T (-d0_world) = -R(q_i)^T R(q_j) d0Bend.
       using solvers::RigidManifold;
       b.d0Shear = -b0.d0Shear;

@@ -1,5 +1,5 @@
 #pragma once
-// Domain: particles partitioned spatially over ranks with ghost layers (specs/bdem.md section 7.3).
+// Domain: particles partitioned spatially over ranks with ghost layers (README decisions 1-5).
 //
 // - distribute(): the scene is built identically on every rank; particles are sorted along a
 //   space-filling curve and renumbered, so each rank owns one contiguous, spatially compact range

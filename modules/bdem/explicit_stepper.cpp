@@ -20,7 +20,7 @@ double characteristicPeriod(const System& s, const Comm& comm) {
       throw InputError(str("bdem: particle ", s.P.gid[a], " has material ", s.P.material[a], " of ",
                            s.materials.size()));
     const Material& m = s.materials[mi];
-    T = std::min(T, s.P.r[a] * std::sqrt(2.0 * m.density / (3.0 * m.E)));  // spec 3.9
+    T = std::min(T, s.P.r[a] * std::sqrt(2.0 * m.density / (3.0 * m.E)));  // Eq. 30
   }
   return comm.min(T);
 }

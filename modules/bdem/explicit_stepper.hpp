@@ -1,13 +1,14 @@
 #pragma once
-// The explicit BDEM baseline (specs/bdem.md section 4.1, Lu et al. 2021 as reconstructed there),
+// The explicit BDEM baseline (Lu et al. 2021, the method the paper compares against in §6.4, Table 1;
+// README decision 32),
 // sharing every energy with the implicit integrator (IncrementalPotential with the inertia term
 // off): forces f = -grad_p V, world torques tau = -1/2 G_r(q) grad_q V = -1/2 g_y (the reduced
-// gradient of spec 3.4), symplectic Euler
+// gradient of Eqs. 28-29), symplectic Euler
 //   v += dt f/m,  p += dt v,  omega += dt tau / I (I = 2/5 m r^2, no gyroscopic term for spheres),
 //   q <- normalize(exp(omega dt) (x) q),  qdot = 1/2 (omega, 0) (x) q,
 // the same contacts (penalty forces, candidates rebuilt every step), friction (friction.hpp) and
 // fracture (Eqs. 12-17 every step). Fixed and gripped particles follow their prescribed motion.
-// Stable step (spec 3.9): dt = 0.2 T with T = r sqrt(2 rho / (3 E)).
+// Stable step (§5.1, Eq. 30): dt = 0.2 T with T = r sqrt(2 rho / (3 E)).
 #include <memory>
 
 #include "framework/la/backend.hpp"
@@ -18,9 +19,9 @@
 
 namespace kinema::bdem {
 
-// T = min over particles of r sqrt(2 rho / (3 E)) (spec 3.9, Eq. 30 closed form; collective).
+// T = min over particles of r sqrt(2 rho / (3 E)) (Eq. 30 closed form; collective).
 double characteristicPeriod(const System& s, const Comm& comm);
-// The explicit stable step 0.2 T (spec 3.9). Collective.
+// The explicit stable step 0.2 T (§5.1). Collective.
 double stableStep(const System& s, const Comm& comm);
 // Single-rank convenience (Comm::self()).
 double stableStep(const System& s);

@@ -1,4 +1,4 @@
-// Fracture criteria (specs/bdem.md section 2.4, Eqs. 12-17) on the converged state.
+// Fracture criteria (paper §3.3, Eqs. 12-17) on the converged state.
 #include "modules/bdem/fracture.hpp"
 
 #include <cmath>
@@ -10,7 +10,7 @@ namespace kinema::bdem {
 BondStress bondStress(const Bond& b, const BondModel& model, const Vec3& pi, const Vec4& qi, const Vec3& pj,
                       const Vec4& qj) {
   BondStress st;
-  // Eq. 14: F_n = grad_{p_i} V_stretch, |F_n| = kn |l - l0|; tension only: l > l0 (spec 2.4 [!]).
+  // Eq. 14: F_n = grad_{p_i} V_stretch, |F_n| = kn |l - l0|; tension only: l > l0 (README decision 34).
   const double l = (pj - pi).norm();
   st.Fn = b.kn * std::abs(l - b.l0);
   if (model.tensionOnly && !(l > b.l0)) st.Fn = 0.0;

@@ -1,5 +1,5 @@
 #pragma once
-// Fracture criteria (specs/bdem.md section 2.4, Eqs. 12-17), evaluated on the converged state:
+// Fracture criteria (paper §3.3, Eqs. 12-17), evaluated on the converged state:
 //   sigma = |F_n|/S + |M_b| r0 / I,   tau = |F_s|/S + |M_t| r0 / J,   break iff sigma > sigmaC or tau > tauC
 // with F_n = grad_p V_stretch, F_s = grad_p V_shear (one endpoint), and M_t, M_b the twist and
 // bending parts of K' t (Eqs. 14-17). Shared by the implicit and the explicit integrator.

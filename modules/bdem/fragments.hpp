@@ -1,5 +1,5 @@
 #pragma once
-// Fragments: connected components of the alive-bond graph (specs/bdem.md sections 5.3, 6E: T-F5,
+// Fragments: connected components of the alive-bond graph (§6.3-6.4; README decision 43: T-F5,
 // T-F7, T-B2). Diagnostics only: every rank's alive bonds are gathered to every rank (allgatherv)
 // and joined with a union-find over the global particle indices, so the result is identical on
 // every rank and independent of the rank count. A particle without alive bonds is a fragment of

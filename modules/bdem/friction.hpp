@@ -1,5 +1,5 @@
 #pragma once
-// Friction as an explicit velocity correction after the solve (specs/bdem.md section 2.6,
+// Friction as an explicit velocity correction after the solve (paper §5.4,
 // Eqs. 34-35, Alg. 3 line 19), shared by the implicit and the explicit integrator.
 //
 // For each active contact (pair: |p_i - p_j| < r_i + r_j, unbonded; obstacle: phi < 0) at x^{n+1}:

@@ -1,5 +1,5 @@
 #pragma once
-// Prescribed (Dirichlet) motion of fixed and gripped particles (specs/bdem.md section 2.8, Grip in
+// Prescribed (Dirichlet) motion of fixed and gripped particles (README decision 28, Grip in
 // system.hpp). A gripped particle a with grip g follows, at time t with tau = min(t, tStop),
 //   p(t) = c + v tau + R(omega tau) (pRef_a - c),   q(t) = exp(omega tau) (x) qRef_a,
 // a fixed particle keeps its current p and q. The implicit and the explicit integrators set these

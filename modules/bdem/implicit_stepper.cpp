@@ -112,7 +112,7 @@ StepStats ImplicitStepper::step(double dt) {
   const double tNext = s_.time + dt;
   applyPrescribedMotion(s_, tNext);
   // 2. initial guess x_0 = x_hat, q normalised (Alg. 3 line 2), with p shifted by dt^2 g, the
-  // exact minimiser of inertia + gravity (spec 2.8). Without the shift, a free-flight step whose
+  // exact minimiser of inertia + gravity (README decision 26). Without the shift, a free-flight step whose
   // gravity displacement dt^2 g is below tolerance * r converged at x_hat and dropped gravity.
   potential_->gather(*x_);
   {
@@ -213,7 +213,7 @@ StepStats ImplicitStepper::step(double dt) {
   tp = Clock::now();
   if (opt_.fracture) {
     st.bondsBroken = breakBonds(s_, comm);
-    if (st.bondsBroken > 0) newton_->resetPattern();  // topology changed (spec 3.12 line 18)
+    if (st.bondsBroken > 0) newton_->resetPattern();  // topology changed (Alg. 3)
   }
   st.phases.fracture = since(tp);
   checkFiniteState(s_, comm, st.step, s_.time, "after the step");

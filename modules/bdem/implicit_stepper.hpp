@@ -1,7 +1,7 @@
 #pragma once
-// One implicit BDEM time step, Alg. 3 of the paper (specs/bdem.md section 3.12):
+// One implicit BDEM time step, Alg. 3 of the paper (§5):
 //   1. ghosts refreshed (Domain), predictor x_hat = x^n + dt v^n, prescribed p, q of fixed and
-//      gripped particles at t^{n+1} (spec 2.8), contact candidates (spec 2.5 [I])
+//      gripped particles at t^{n+1} (README decision 28), contact candidates (README decision 44)
 //   2. initial guess p = p_hat, q = q_hat / |q_hat|
 //   3. the incremental potential (Eq. 6) minimised by the chosen solver variant
 //      (IntegratorOptions::solver): newton (Alg. 2-3, NewtonSolver over RigidManifold),
@@ -53,7 +53,7 @@ struct StepStats {
   int outerIterations = 0;       // augmented Lagrangian multiplier updates (1 otherwise)
   bool converged = false;
   std::string reason;            // the solver's exit reason
-  double measure = 0;            // final convergence measure (spec 3.8)
+  double measure = 0;            // final convergence measure (README decision 36)
   double constraintViolation = 0;  // max |C(q)| before normalisation (constrained variants)
   long bondsBroken = 0;          // this step, global
   long activePairContacts = 0, activeObstacleContacts = 0;  // at x^{n+1}, global
@@ -64,7 +64,7 @@ struct StepStats {
 
 // Raises an Error naming `what` and the step if the particle state is not finite (collective).
 void checkFiniteState(const System& s, const Comm& comm, long step, double time, const std::string& what);
-// Fracture pass (Alg. 3 line 20, spec 2.4): marks every owned alive bond over its threshold dead.
+// Fracture pass (Alg. 3 line 20, §3.3): marks every owned alive bond over its threshold dead.
 // Returns the global number of bonds broken. Collective.
 long breakBonds(System& s, const Comm& comm);
 // Contact-candidate reach for Domain ghost refresh: 2 r_max (1 + padding) + 2 max|v| dt (collective).

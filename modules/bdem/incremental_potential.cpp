@@ -51,7 +51,7 @@ void IncrementalPotential::beginStep(double dt) {
   const std::size_t n = s_.P.size();
   pHat_.resize(n);
   qHat_.resize(n);
-  for (std::size_t a = 0; a < n; ++a) {  // Alg. 3 line 1 (spec 3.1: x_hat = x^n + dt v^n)
+  for (std::size_t a = 0; a < n; ++a) {  // Alg. 3 line 1 (x_hat = x^n + dt v^n)
     pHat_[a] = s_.P.p[a] + dt * s_.P.v[a];
     qHat_[a] = s_.P.q[a] + dt * s_.P.qdot[a];
   }
@@ -263,14 +263,14 @@ void IncrementalPotential::hessian(const la::Vector& x, solvers::ReducedHessian&
   for (std::size_t a = 0; a < s_.P.numOwned; ++a) {
     Mat6 D = Mat6::Zero();
     if (!isFree(a)) {
-      D.setIdentity();  // Dirichlet block (spec 2.8): the direction there is 0
+      D.setIdentity();  // Dirichlet block (README decision 28): the direction there is 0
       H.addBlock(s_.P.gid[a], s_.P.gid[a], D);
       continue;
     }
     const Vec3 p = position(X, a);
     if (inertia_) {
       const Vec4 q = orientation(X, a);
-      // Spec 3.4: H_pp = m/dt^2 I3, H_yy = (8/5) m r^2/dt^2 (q . q_hat) I3, floored (spec 3.5).
+      // Eqs. 28-29: H_pp = m/dt^2 I3, H_yy = (8/5) m r^2/dt^2 (q . q_hat) I3, floored (README decision 29).
       const double Mr = s_.P.rotationalMass(a) * idt2;
       D.block<3, 3>(0, 0).diagonal().setConstant(s_.P.m[a] * idt2);
       D.block<3, 3>(3, 3).diagonal().setConstant(Mr * std::max(q.dot(qHat_[a]), epsInertia));
@@ -310,7 +310,7 @@ void IncrementalPotential::hessian(const la::Vector& x, solvers::ReducedHessian&
     const auto i = static_cast<std::size_t>(c.i), j = static_cast<std::size_t>(c.j);
     Mat6 hc = Mat6::Zero();
     if (pairContactEnergy(kec_, s_.P.r[i], s_.P.r[j], position(X, i), position(X, j), nullptr, &hc) <= 0) continue;
-    Mat12 he = Mat12::Zero();  // k_ec u u^T on the p blocks (spec 3.2, already PSD)
+    Mat12 he = Mat12::Zero();  // k_ec u u^T on the p blocks (README decision 18, already PSD)
     he.block<3, 3>(0, 0) = hc.block<3, 3>(0, 0);
     he.block<3, 3>(0, 6) = hc.block<3, 3>(0, 3);
     he.block<3, 3>(6, 0) = hc.block<3, 3>(3, 0);

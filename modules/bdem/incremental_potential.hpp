@@ -1,5 +1,5 @@
 #pragma once
-// The incremental potential of one implicit step (specs/bdem.md Eq. 6, sections 3.2-3.8) as a
+// The incremental potential of one implicit step (paper Eq. 6, §4.2, §5) as a
 // solvers::NewtonProblem on (R^3 x S^3)^n:
 //   f(x) = sum_a [m |p - p_hat|^2 + (8/5) m r^2 |q - q_hat|^2] / (2 dt^2) + sum_bonds V_b
 //        + sum_pairs V_self (Eq. 32) + sum_obstacles V_ext (Eq. 33) - sum_a (m g + f_a).p   (Eq. 6)
@@ -10,7 +10,7 @@
 // the energy is summed over the communicator, gradient contributions to ghost blocks are
 // accumulated to their owners.
 //
-// Fixed and gripped particles (Dof != Free) are not unknowns (spec 2.8): the evaluation reads
+// Fixed and gripped particles (Dof != Free) are not unknowns (README decision 28): the evaluation reads
 // their p, q from System::P (set to the prescribed values at t^{n+1} before the solve, grips.hpp),
 // never from x, their gradient rows are zero and their Hessian blocks the identity, so the
 // Newton direction does not move them (and if a Krylov solver leaves round-off there, the energy
@@ -50,7 +50,7 @@ class IncrementalPotential final : public solvers::NewtonProblem {
   // in s.P (x^n, v^n), time t^{n+1} = s.time + dt for moving obstacles, contact candidates.
   // Collective.
   void beginStep(double dt);
-  // Contact candidates only (spec 2.5 [I]): unbonded pairs within (r_i + r_j)(1 + padding) +
+  // Contact candidates only (README decision 44): unbonded pairs within (r_i + r_j)(1 + padding) +
   // 2 max|v| dt, found with a SpatialHash over the local particles. Collective (max |v|).
   void buildCandidates(double dt);
   // Turns the inertia term off (explicit integrator: gradient of V only).
@@ -69,7 +69,7 @@ class IncrementalPotential final : public solvers::NewtonProblem {
   // free particle, max_a max(|g_p|, |g_y| / r_a), over the force scale of the step, the mean over
   // free particles of the summed magnitudes of every term acting on it (inertia, gravity, bonds,
   // contacts; torques divided by r) at the same point, as gradient() accumulated it. Unlike the
-  // position measure of spec 3.8 ((dt^2/m)|g|/r), it does not vanish as dt -> 0, so a predictor
+  // position measure ((dt^2/m)|g|/r), it does not vanish as dt -> 0, so a predictor
   // that leaves out the elastic forces cannot pass it. Collective.
   double convergenceMeasure(const la::Vector& x, const la::Vector& g) override;
   // The force scale q of the last gradient() (collective; floored, see forceScaleFloor()).
@@ -77,7 +77,7 @@ class IncrementalPotential final : public solvers::NewtonProblem {
   // The floor of the force scale: 1e-12 E_max r_max^2 (a force that strains a bond by ~1e-12), so
   // that a body exactly at rest with no load (every term 0) does not divide 0 by 0.
   double forceScaleFloor() const { return forceFloor_; }
-  // The six rigid-body modes of spec 7.4 (G_r: y_a = e_k / 2 for rotation k).
+  // The six rigid-body modes (G_r: y_a = e_k / 2 for rotation k).
   std::vector<std::shared_ptr<const la::Vector>> nearNullSpace(const la::Vector& x, const la::Backend& backend,
                                                                const la::IndexMapPtr& tangentMap) override;
 
@@ -103,7 +103,7 @@ class IncrementalPotential final : public solvers::NewtonProblem {
   System& system() { return s_; }
   const Comm& comm() const { return comm_; }
   bool isFree(std::size_t a) const { return s_.P.dof[a] == Dof::Free; }
-  // Inertial rotational-block floor of spec 3.5, relative: H_yy >= epsInertia (8/5) m r^2 / dt^2.
+  // Inertial rotational-block floor (README decision 29), relative: H_yy >= epsInertia (8/5) m r^2 / dt^2.
   static constexpr double epsInertia = 1e-2;
 
  private:
@@ -130,7 +130,7 @@ class IncrementalPotential final : public solvers::NewtonProblem {
   std::vector<geometry::BodyPair> pairs_;
 };
 
-// Element-element and element-obstacle stiffnesses with the defaults of spec 2.5 (0: E_max r_max,
+// Element-element and element-obstacle stiffnesses with the defaults of README decision 44 (0: E_max r_max,
 // collective over the particles' radii).
 double contactStiffnessPair(const System& s, const Comm& comm);
 double contactStiffnessObstacle(const System& s, const Comm& comm);

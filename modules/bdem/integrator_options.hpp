@@ -1,5 +1,5 @@
 #pragma once
-// Options of the BDEM time integrators (specs/bdem.md sections 3-4), filled from the scene's
+// Options of the BDEM time integrators (paper §4-5), filled from the scene's
 // `bdem.*` parameters by the module (bdem_params.cpp).
 #include <string>
 
@@ -9,7 +9,7 @@ namespace kinema::bdem {
 
 // Newton defaults for BDEM: CG to a fixed relative tolerance 1e-6 rather than the Eq. 31 forcing
 // term. Measured (bench_bdem table1, 7 scenes): Eq. 31 -- even computed from the dimensionless
-// measure of spec 3.8 (forcing_of: measure) instead of ||g_red|| in SI units (spec 3.6 [!]) -- sits
+// measure of README decision 36 (forcing_of: measure) instead of ||g_red|| in SI units (Eq. 31 as printed) -- sits
 // at its cap 0.5 over the first iterations of a large step; the loose solves then cost 2-8x more
 // Newton iterations, each with a full Hessian assembly, and Eq. 31 was slower on 6 of 7 scenes.
 // `bdem.newton.forcing: eq31` selects the paper's form (with forcing_of: measure by default).
@@ -22,15 +22,15 @@ inline solvers::NewtonOptions defaultBdemNewton() {
 }
 
 struct IntegratorOptions {
-  // implicit: Eq. 6 minimised each step; explicit: the BDEM baseline of spec 4.1 (symplectic Euler).
+  // implicit: Eq. 6 minimised each step; explicit: the BDEM baseline of §6.4 (README decision 32; symplectic Euler).
   std::string integrator = "implicit";
-  // Implicit solver variant (Fig. 7, spec 3.11-3.13): newton (second-order manifold, Alg. 2-3),
+  // Implicit solver variant (§6.2, Fig. 7): newton (second-order manifold, Alg. 2-3),
   // first_order (Riemannian gradient descent, Alg. 1), penalty (Eq. 36), lagrange (Eq. 37),
   // augmented_lagrangian (Eq. 38).
   std::string solver = "newton";
   // Relative force residual (IncrementalPotential::convergenceMeasure) <= tolerance. 1e-5: the
   // cantilever of test_bdem_convergence keeps its frequency within 2 % of the explicit path's from
-  // 1x to 1000x the explicit stable step; the old position measure of spec 3.8 at 1e-4 let 57 % of
+  // 1x to 1000x the explicit stable step; the old position measure at 1e-4 let 57 % of
   // the steps at 10x pass at the predictor.
   double tolerance = 1e-5;
   solvers::NewtonOptions newton = defaultBdemNewton();  // iteration caps, line search, forcing (Eq. 31), linear solver

@@ -126,7 +126,7 @@ LatticeElasticity homogenise(Lattice lattice, double r, const Material& m, const
     Phi.block<3, 3>(0, 6 + 6 * b.a + 3) -= Mat3::Identity();
     const Eigen::MatrixXd stretch = nb.transpose() * D;                  // n . du
     const Eigen::MatrixXd theta = P * D / l0 + cross(nb) * Wc;           // P du / l0 - w_c x n
-    const Mat3 Kp = kTwist * nb * nb.transpose() + kBend * P;            // K' (spec 2.3.3)
+    const Mat3 Kp = kTwist * nb * nb.transpose() + kBend * P;            // K' (README decision 15)
     K += kn * stretch.transpose() * stretch;
     K += kt * shearLength * theta.transpose() * theta;
     K += bendFactor * Phi.transpose() * Kp * Phi;

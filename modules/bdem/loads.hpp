@@ -7,7 +7,7 @@
 //                                        N/m^2 times the set's area (ParticleSet::area unless
 //                                        `area` is given), shared equally
 // Loads on one particle add up. Each enters the incremental potential (Eq. 6) as -f_a . p_a per
-// free particle, exactly like gravity's -m g . p (spec 2.8): its gradient is -f_a, its Hessian 0.
+// free particle, exactly like gravity's -m g . p (README decision 39): its gradient is -f_a, its Hessian 0.
 // A load on a fixed or gripped particle does not move it; the probe's reaction includes it.
 #include <vector>
 

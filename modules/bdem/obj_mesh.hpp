@@ -1,6 +1,6 @@
 #pragma once
-// Closed triangle meshes from Wavefront OBJ files, for packing arbitrary solids (specs/bdem.md
-// section 2.2). The reader lives in the framework (framework/geometry/tri_mesh.hpp, shared with
+// Closed triangle meshes from Wavefront OBJ files, for packing arbitrary solids (paper
+// §3.4). The reader lives in the framework (framework/geometry/tri_mesh.hpp, shared with
 // the avi module); this header keeps the bdem names.
 #include "framework/geometry/tri_mesh.hpp"
 

@@ -1,8 +1,8 @@
-// Obstacle signed distances (specs/bdem.md section 2.5, Eq. 33) with closed-form gradient and
+// Obstacle signed distances (paper §5.4, Eq. 33) with closed-form gradient and
 // Hessian. The Hessian is exact wherever the distance is twice differentiable (zero on plane and
 // box faces and on cylinder caps; the curvature of cylinder sides and of box / cylinder edges and
-// corners otherwise). The contact element itself uses the projected k_c grad g grad g^T (spec
-// 3.2), so the Hessian here serves diagnostics, tests and the unprojected option.
+// corners otherwise). The contact element itself uses the projected k_c grad g grad g^T (README
+// decision 18), so the Hessian here serves diagnostics, tests and the unprojected option.
 #include "modules/bdem/obstacle.hpp"
 
 #include <Eigen/Geometry>

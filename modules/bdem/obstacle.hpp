@@ -1,5 +1,5 @@
 #pragma once
-// Static or kinematically moving obstacles for particle contact (specs/bdem.md section 2.5, Eq. 33):
+// Static or kinematically moving obstacles for particle contact (paper §5.4, Eq. 33):
 // a half-space (floor, wall), a box (solid, or hollow: a container, inside free), and a cylinder of
 // finite length (supports and indenter of three-point bending). Each gives a signed distance g(p)
 // (negative inside the solid), its gradient (unit for these shapes) and Hessian; the particle's

@@ -1,19 +1,19 @@
 #pragma once
-// Particle packings (specs/bdem.md section 2.2): regular lattices of equal spheres of radius r
+// Particle packings (paper §3.4): regular lattices of equal spheres of radius r
 // clipped to a solid, optionally jittered.
 //
 // Lattices (spacing 2r, the spheres touch):
 //   cubic: simple cubic, coordination 6, volume fraction pi/6 = 0.524.
 //   fcc:   close-packed triangular layers in ABC stacking (face-centred cubic), coordination 12,
 //          volume fraction pi/(3 sqrt 2) = 0.7405. The default: its bond network has the largest
-//          Laplacian eigenvalue 16 the paper quotes for "hexagonal packing" (spec 2.2).
+//          Laplacian eigenvalue 16 the paper quotes for "hexagonal packing" (§5.1).
 //   hcp:   the same layers in AB stacking (hexagonal close packing, the paper's name), also
 //          coordination 12 and 0.7405.
 // Layers are normal to z, rows along x (row pitch r sqrt 3 in y, layer pitch 2 r sqrt(2/3) in z).
 //
 // Placement (decision): the lattice is anchored at lower + (r, r, r) of the solid's bounding box,
 // so the spheres touch the three lower faces, and a lattice point is kept when its centre is
-// inside the solid (the rule for meshes in spec 2.2; the same rule for every shape, so packing a
+// inside the solid (the rule for meshes in README decision 21; the same rule for every shape, so packing a
 // cube mesh equals packing the box). Points are produced layer by layer (z), row by row (y), x
 // increasing: a deterministic order.
 //

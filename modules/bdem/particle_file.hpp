@@ -15,7 +15,7 @@
 // (N, integer), and optional /bonds (M x 2, integer scene indices).
 //
 // Without a bond list the bonds are made by the rule of bond_builder.hpp, |p_i - p_j| <=
-// (1 + bond_delta)(r_i + r_j) (spec 2.2), unless auto_bonds is off. Masses are rho (4/3) pi r^3
+// (1 + bond_delta)(r_i + r_j) (§3.4; README decision 23), unless auto_bonds is off. Masses are rho (4/3) pi r^3
 // with the particle's material density. Every problem (a value that is not a finite number, a
 // radius <= 0, a quaternion of norm far from 1, a wrong column count, a bond to a missing
 // particle, a bond of a particle with itself, a duplicate bond) is an InputError naming file:line

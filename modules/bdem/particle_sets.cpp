@@ -19,7 +19,7 @@ void declareParticleSetParams(ParamSchema& s) {
   s.addTree("bdem.supports",
             "named supports, bdem.supports.<name>: {set: <set>, fixed: true} | {set, velocity: [m/s], "
             "angular_velocity: [rad/s] (optional), until: [s] (optional)} | {set, displacement: [m], ramp_time: [s] "
-            "(0: one time step)}: prescribed motion (Dirichlet, spec 2.8)");
+            "(0: one time step)}: prescribed motion (Dirichlet, README decision 28)");
   s.addTree("bdem.probes",
             "list of set names; each adds diagnostics columns probe_<set>_{x,y,z} (mean position), _{ux,uy,uz} (mean "
             "displacement from rest), _{vx,vy,vz} (mean velocity), _{fx,fy,fz} (total reaction / external force)");

@@ -1,7 +1,7 @@
 #pragma once
-// Particles: the BDEM elements of one rank, structure of arrays (specs/bdem.md section 2.1,
-// section 7.2). Local index a in [0, numOwned) are the particles this rank owns, in increasing
-// global index; [numOwned, size()) are ghost copies of particles other ranks own (section 7.3).
+// Particles: the BDEM elements of one rank, structure of arrays (paper §3.1).
+// Local index a in [0, numOwned) are the particles this rank owns, in increasing
+// global index; [numOwned, size()) are ghost copies of particles other ranks own (README decisions 1-5).
 // Global indices are the block indices of the Newton point map (domain.hpp), so a rank owns one
 // contiguous range of them.
 //
@@ -20,7 +20,7 @@ using Mat3 = Eigen::Matrix3d;
 using GlobalId = std::int64_t;
 
 // How a particle moves: free (solved for), fixed (never moves), or gripped: its p and q follow the
-// prescribed motion of grip `grip[a]` (Dirichlet DOFs, spec section 2.8).
+// prescribed motion of grip `grip[a]` (Dirichlet DOFs, README decision 28).
 enum class Dof : std::int8_t { Free = 0, Fixed = 1, Grip = 2 };
 
 struct Particles {

@@ -1,5 +1,5 @@
 #pragma once
-// Quaternion algebra of specs/bdem.md section 1 (paper App. A, Eqs. 39-54) beyond what
+// Quaternion algebra of the paper (App. A, Eqs. 39-54) beyond what
 // solvers::RigidManifold already provides (multiply, cross, G = G_r, rotation R(q), basis).
 // Scalar-last storage q = (t, s) = (u, v, w, s) (Eq. 39); Hamilton products. Fixed size, inline
 // where trivial, no allocation.
@@ -48,7 +48,7 @@ Vec3 omegaFromQdot(const Vec4& q, const Vec4& qdot);
 // qdot = 1/2 (omega, 0) (x) q (Eq. 51).
 Vec4 qdotFromOmega(const Vec4& q, const Vec3& omega);
 
-// Relative rotation vec(q_j-bar (x) q_i) = G_l(q_j) q_i (spec 2.3.3): i relative to j, in j's body
+// Relative rotation vec(q_j-bar (x) q_i) = G_l(q_j) q_i (Eqs. 10-11): i relative to j, in j's body
 // frame; sin(phi/2) a for q_i = q_j (x) (a sin(phi/2), cos(phi/2)). Antisymmetric in i, j.
 Vec3 relative(const Vec4& qi, const Vec4& qj);
 

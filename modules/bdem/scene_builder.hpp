@@ -1,5 +1,6 @@
 #pragma once
-// Scene generators (specs/bdem.md section 5.3 and the acceptance tests of section 6): each builds
+// Scene generators (the paper's scenes, §6.3-6.4, and the acceptance tests of
+// README decision 43): each builds
 // a whole System (particles with gid 0..N-1 in packing order, bonds sorted by (i, j), obstacles,
 // grips, one material, gravity) from a small options struct. The options are read from the scene
 // file by scene_params.hpp; every generator checks its arguments and throws SceneArgError (an
@@ -7,7 +8,7 @@
 //
 // Conventions: SI units; gravity along -z; a floor is the plane z = 0; beams lie along x with
 // their lower face on z = 0 (or, for three-point bending, centred on x = 0); particle masses are
-// rho (4/3) pi r^3 (the mass the paper's time scale T = r sqrt(2 rho / (3E)) assumes, spec 5.1).
+// rho (4/3) pi r^3 (the mass the paper's time scale T = r sqrt(2 rho / (3E)) assumes, §5.1).
 // Unbreakable bonds have sigmaC = tauC = +inf.
 #include <limits>
 #include <utility>

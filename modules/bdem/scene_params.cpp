@@ -70,7 +70,7 @@ std::string resolveScenePath(const Config& config, const std::string& path) {
 void declareSceneParams(ParamSchema& s, const std::string& prefix) {
   const std::string p = prefix;
   s.addChoice(p + ".generator", "three_point_bending", sceneGenerators(),
-              "scene generator (specs/bdem.md 5.3); its arguments are under " + p + ".<generator>.*");
+              "scene generator (the paper's scenes of §6.3-6.4; docs/modules/bdem.md); its arguments are under " + p + ".<generator>.*");
   s.addChoice(p + ".lattice", "fcc", {"fcc", "hcp", "cubic"},
               "packing lattice, spacing 2r: fcc (close packed, ABC), hcp (close packed, AB), cubic");
   s.addReal(p + ".jitter", 0.0, Range::closed(0.0, 0.1),
@@ -78,7 +78,7 @@ void declareSceneParams(ParamSchema& s, const std::string& prefix) {
             "those of the lattice)");
   s.addInt(p + ".seed", 1, Range::atLeast(0), "seed of the jitter (splitmix64; the same on every platform)");
   s.addReal(p + ".bond_delta", kDefaultBondDelta, Range::closed(0.0, 0.5),
-            "bond every pair with |p_i - p_j| <= (1 + bond_delta + sqrt(3) jitter)(r_i + r_j) (spec 2.2)");
+            "bond every pair with |p_i - p_j| <= (1 + bond_delta + sqrt(3) jitter)(r_i + r_j) (§3.4; README decision 23)");
   s.addReal(p + ".material.E", 1e7, Range::positive(), "Young's modulus [Pa] (unset: the generator's value)");
   s.addReal(p + ".material.nu", 0.3, Range::open(-1.0, 0.5), "Poisson ratio, G = E / (2 (1 + nu)) (unset: generator's)");
   s.addReal(p + ".material.density", 1000, Range::positive(), "density [kg/m^3] (unset: the generator's value)");
@@ -199,7 +199,7 @@ void declareSceneParams(ParamSchema& s, const std::string& prefix) {
   s.addString(p + ".file.bonds", "",
               "bond CSV (header i,j; scene indices); empty: /bonds of an HDF5 particle file if present, else auto_bonds");
   s.addBool(p + ".file.auto_bonds", fo.autoBonds,
-            "without a bond list, bond every pair within (1 + bond_delta)(r_i + r_j) (spec 2.2); false: no bonds");
+            "without a bond list, bond every pair within (1 + bond_delta)(r_i + r_j) (§3.4; README decision 23); false: no bonds");
   s.addTree(p + ".file.materials",
             "materials 1, 2, ... of the file's material column: a list of {E, nu, density, sigma_c, tau_c} (unset "
             "fields: those of material 0, the shared material.* keys)");

@@ -1,8 +1,8 @@
 #pragma once
-// Scene parameters (specs/bdem.md section 5.3): `<prefix>.generator` picks a generator of
+// Scene parameters (the paper's scenes, §6.3-6.4): `<prefix>.generator` picks a generator of
 // scene_builder.hpp, `<prefix>.<generator>.<arg>` are its arguments, and a few keys are shared by
 // all generators:
-//   lattice, jitter, seed, bond_delta     packing and bond creation (spec 2.2)
+//   lattice, jitter, seed, bond_delta     packing and bond creation (§3.4; README decision 23)
 //   material.{E, nu, density, sigma_c, tau_c, calibration}, gravity
 // The material and gravity keys override the generator's own values only when the scene sets them
 // (each generator has the values of its paper scene: e.g. E = 1e7 for three-point bending, 1e8

@@ -1,6 +1,6 @@
 #pragma once
 // Supports on particle sets (docs/modules/bdem.md, "Loads, supports and probes"): prescribed
-// motion, i.e. Dirichlet DOFs (spec 2.8), declared under `bdem.supports.<name>`:
+// motion, i.e. Dirichlet DOFs (README decision 28), declared under `bdem.supports.<name>`:
 //   {set: S, fixed: true}                        the particles keep their rest p and q
 //   {set: S, velocity: [vx, vy, vz], angular_velocity: [wx, wy, wz], until: t}
 //                                                rigid motion at constant velocity (about the

@@ -1,5 +1,5 @@
 #pragma once
-// System: everything one rank holds of a BDEM scene (specs/bdem.md sections 2.1-2.8): particles
+// System: everything one rank holds of a BDEM scene (paper §3, §5.4): particles
 // (owned, then ghosts), the bonds this rank owns, obstacles, grips (prescribed rigid motions of
 // particle sets), materials, the bond model switches, contact and friction parameters, gravity,
 // external loads and the simulated time. Built by a scene generator (scene_builder.hpp) on every rank alike, then
@@ -13,7 +13,7 @@
 
 namespace kinema::bdem {
 
-// Prescribed rigid motion of the particles with grip index g (spec section 2.8): at time t,
+// Prescribed rigid motion of the particles with grip index g (README decision 28): at time t,
 //   p(t) = c + v min(t, tStop) + R(omega min(t, tStop)) (pRef - c),  q(t) = exp(omega min(t, tStop)) (x) qRef
 // with c the grip's centre at t = 0 and omega a world-frame angular velocity (rad/s).
 struct Grip {
@@ -26,11 +26,11 @@ struct Grip {
 
 struct ContactParams {
   bool enabled = true;
-  double kec = 0;      // element-element penalty k_ec (Eq. 32); 0: E_max r_max (spec 2.5)
+  double kec = 0;      // element-element penalty k_ec (Eq. 32); 0: E_max r_max (README decision 44)
   double kc = 0;       // element-obstacle penalty k_c (Eq. 33); 0: E_max r_max
   double muS = 0.0;    // sliding friction, particle-particle (Eq. 34)
   double muR = 0.0;    // rolling friction (Eq. 35)
-  bool rollingR3 = false;  // Eq. 35 as printed (r^3, not dimensionless) instead of r (spec 2.6 [!])
+  bool rollingR3 = false;  // Eq. 35 as printed (r^3, not dimensionless) instead of r (README decision 31)
 };
 
 struct System {

@@ -1,7 +1,7 @@
-// T-CAL (specs/bdem.md section 6D): a cantilever of HCP spheres under gravity, quasi-static by
+// T-CAL (modules/bdem/README.md, decision 43): a cantilever of HCP spheres under gravity, quasi-static by
 // large implicit steps (Eq. 6 damps every mode with w dt >> 1), tip deflection against
 // Euler-Bernoulli with E_eff A calibrated from a uniaxial tension run of the same lattice, at two
-// resolutions, for the four bond-model combinations (ShearForm x RotMeasure, spec 2.3, section 8).
+// resolutions, for the four bond-model combinations (ShearForm x RotMeasure, Eqs. 9-11, README decisions 13-14).
 //
 // Oracles, all from the same lattice:
 //   tension: fixed layers at x = 0, gripped layers at the far end pulled by u (strain u / L_t,
@@ -12,7 +12,7 @@
 //     w(x) = sum_a m_a g [x_a^2 (3x - x_a) for x_a <= x, x^2 (3 x_a - x) otherwise] / (6 E_eff I)
 //   compared at the tip particles (last x row). Geometric nonlinearity is kept small (delta/L
 //   about 3e-3).
-// Resolutions: 3 and 5 particles across the h x h section, L/h = 10 (the spec asks >= 8 across;
+// Resolutions: 3 and 5 particles across the h x h section, L/h = 10 (decision 43 asks >= 8 across;
 // KINEMA_TCAL_THICK="3,5,8" runs more and KINEMA_TCAL_ALL=1 the three other bond-model
 // combinations, for the record; the default keeps the test to seconds).
 #include <gtest/gtest.h>
@@ -180,7 +180,7 @@ TEST(BdemCalibration, CantileverMatchesEulerBernoulliWithCalibratedModulus) {  /
     }
     if (c.shear == ShearForm::Consistent && c.rot == RotMeasure::FullAngle) {
       for (const CalResult& r : rs) EXPECT_NEAR(r.ratio(), 1.0, 0.05) << c.name;  // EB within 5 %
-      // E_eff resolution-independent (spec 2.9: l0^2 shear, full angle) to 5 %.
+      // E_eff resolution-independent (README decision 14: l0^2 shear, full angle) to 5 %.
       EXPECT_NEAR(rs.back().EA / rs.front().EA, 1.0, 0.05);
     }
   }

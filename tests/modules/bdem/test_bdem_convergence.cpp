@@ -4,7 +4,7 @@
 // step, with the default tolerance, against the explicit path's; implicit Euler may only
 // dissipate, so the total energy may not rise.
 //
-// Before the relative force residual, the test on the position error (dt^2/m)|g|/r of spec 3.8
+// Before the relative force residual, the test on the position error (dt^2/m)|g|/r we used first
 // vanished as dt^2: at small steps the predictor x_hat + dt^2 g passed it, Newton took 0
 // iterations, no elastic force acted in those steps and the frequency fell by a third.
 //

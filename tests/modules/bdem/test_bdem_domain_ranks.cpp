@@ -1,4 +1,4 @@
-// Domain (specs/bdem.md section 7.3) at 1, 2 and 3 ranks: ownership covers every particle exactly
+// Domain (modules/bdem/README.md, decisions 1-5) at 1, 2 and 3 ranks: ownership covers every particle exactly
 // once, every bond is held by exactly one rank with gid(i) < gid(j) and a correctly re-oriented
 // rest axis, ghosts contain every bond partner and every particle within reach (brute force over
 // the whole scene), exchangeState copies the owners' state, the numbering is the same as a

@@ -1,5 +1,5 @@
-// Bond, contact and obstacle elements of the bdem module (specs/bdem.md sections 2.3, 2.5, 3.2,
-// 3.4; acceptance tests of section 6A/6B): T-G1 finite differences of every Euclidean gradient and
+// Bond, contact and obstacle elements of the bdem module (paper §3.2, §5.4, Eqs. 7-11, 28-29,
+// 32-33; acceptance tests T-G, T-R of README decision 43): T-G1 finite differences of every Euclidean gradient and
 // Hessian (both ShearForm, both RotMeasure), T-G2 the reduced gradient and Hessian along
 // geodesics of (R^3 x S^3)^2, T-G3 Euler's identity, T-G5 symmetry, T-R2 rigid-motion invariance,
 // T-R3 the six rigid modes in the kernel of a bonded cluster's reduced Hessian, T-S1 endpoint swap.
@@ -429,7 +429,7 @@ TEST(BdemElements, EndpointSwapSymmetry) {
 }
 
 // T-G1 for contacts: gradients against finite differences; the Hessians are the projections of
-// spec 3.2, so the test checks projected = FD Hessian minus the dropped term (pair: the transverse
+// README decision 18, so the test checks projected = FD Hessian minus the dropped term (pair: the transverse
 // kec (l - r_i - r_j)/l (I - u u^T) blocks; obstacle: kc phi hess g).
 TEST(BdemElements, PairContactDerivatives) {
   std::mt19937 rng(20);

@@ -1,7 +1,7 @@
-// Fracture criteria of the bdem module (specs/bdem.md section 2.4, Eqs. 12-17): T-F2 single-bond
+// Fracture criteria of the bdem module (paper §3.3, Eqs. 12-17; tests of README decision 43): T-F2 single-bond
 // torsion and bending thresholds in both rot measures, sigma = E |eps| from the stretch force,
 // the shear force closed form, tensionOnly; T-F3 the implicit extraction against an explicit
-// force / torque computation on the same state (tau_world = -1/2 G_r(q) grad_q V, spec section 1).
+// force / torque computation on the same state (tau_world = -1/2 G_r(q) grad_q V, App. A).
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -71,7 +71,7 @@ TEST(BdemFracture, TensionStressIsYoungTimesStrain) {
   }
 }
 
-// |F_s| = k~ theta / l for a transverse offset (spec 2.4 closed forms): kt theta / l (paper) or
+// |F_s| = k~ theta / l for a transverse offset (closed forms of Eqs. 9, 15): kt theta / l (paper) or
 // kt l0^2 theta / l (consistent, ~ G S theta).
 TEST(BdemFracture, ShearForceClosedForm) {
   const Pair t = makePair(Vec3(0.3, -1, 0.2));

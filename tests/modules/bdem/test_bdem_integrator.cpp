@@ -1,7 +1,7 @@
 // Implicit BDEM integrator (modules/bdem/implicit_stepper.hpp, incremental_potential.hpp,
-// friction.hpp, grips.hpp) against the invariants and closed forms of specs/bdem.md section 6:
+// friction.hpp, grips.hpp) against the invariants and closed forms of modules/bdem/README.md decision 43:
 // T-R1, T-U1, T-N1, T-D1, T-D2, T-R4, T-F1, T-C1, T-C2, T-C4, plus the rigid-body near-null space
-// (spec 7.4, T-R3 on the assembled Hessian) and the error paths.
+// (T-R3 on the assembled Hessian) and the error paths.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -414,7 +414,7 @@ TEST(BdemIntegrator, GripMotionIsPrescribed) {
   EXPECT_NE(kinema::test::messageOf<InputError>([&] { prescribedState(s, 0, 0.5, p, q); }).find("grip 3"), std::string::npos);
 }
 
-TEST(BdemIntegrator, RigidModesAreInTheKernelAtRest) {  // spec 7.4, T-R3 on the assembled H_red
+TEST(BdemIntegrator, RigidModesAreInTheKernelAtRest) {  // T-R3 on the assembled H_red
   Rig rig;
   smallBlock(rig.s);
   rig.distribute();

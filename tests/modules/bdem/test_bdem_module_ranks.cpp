@@ -1,4 +1,4 @@
-// The bdem module through the runner at 1, 2 and 3 ranks (specs/bdem.md 6H, T-B1 / T-B2, and the
+// The bdem module through the runner at 1, 2 and 3 ranks (README decision 43: T-B1 / T-B2, and the
 // restart contract of framework/run): a small beam pulled to failure (beam_stretch generator).
 //  - Before the first bond breaks, the positions of every frame equal those of a serial run of the
 //    same module in this process (Comm::self, eigen backend) to 1e-8 L with tight Newton

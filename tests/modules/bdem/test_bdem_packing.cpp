@@ -1,4 +1,4 @@
-// Packings, OBJ meshes, bond creation and the scene generators (specs/bdem.md section 2.2, 5.3).
+// Packings, OBJ meshes, bond creation and the scene generators (paper §3.4, §6.3-6.4; README decisions 20-25).
 #include <gtest/gtest.h>
 
 #include <cmath>

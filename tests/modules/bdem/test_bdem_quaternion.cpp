@@ -1,4 +1,4 @@
-// Quaternion algebra of the bdem module (specs/bdem.md section 1, paper App. A Eqs. 39-54):
+// Quaternion algebra of the bdem module (paper App. A, Eqs. 39-54):
 // T-Q1 the operator identities, T-Q2 direction rotation against R(q), T-D3 kinetic-energy
 // consistency of the extended mass, and the exp/log, omega/qdot and relative-rotation helpers.
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
-// Solver variants and the explicit baseline on small bonded beams (specs/bdem.md section 6C T-OPT,
-// section 6D T-EXP): the manifold Newton against Riemannian gradient descent (Alg. 1), the penalty
+// Solver variants and the explicit baseline on small bonded beams (README decision 43: T-OPT,
+// T-EXP): the manifold Newton against Riemannian gradient descent (Alg. 1), the penalty
 // (Eq. 36), augmented Lagrangian (Eq. 38) and Lagrange-multiplier (Eq. 37) formulations on the
 // same bending + twisting beam with the same dimensionless tolerance; and the explicit BDEM
-// baseline (spec 4.1) against the implicit integrator on a beam stretch and twist.
+// baseline (§6.4, README decision 32) against the implicit integrator on a beam stretch and twist.
 #include <gtest/gtest.h>
 
 #include <chrono>
