@@ -2,7 +2,7 @@
 // Manifold: the space a Newton iterate lives on (framework/solvers/newton.hpp), described block by
 // block. A point is an la::Vector whose blocks ("particles") have `ambientBlockSize()` scalars;
 // a tangent vector is given in reduced coordinates, `tangentBlockSize()` scalars per block, in the
-// tangent basis B(x) of each block (specs/bdem.md section 3.4, Eqs. 28-29: y = G dx, dx = G^T y).
+// tangent basis B(x) of each block (bdem paper Eqs. 28-29: y = G dx, dx = G^T y).
 // Newton solves its system in reduced coordinates, so its matrix has the tangent block size.
 //
 // Contract: every operation acts on the owned blocks; retract() then refreshes the ghosts of the
@@ -26,21 +26,21 @@ class Manifold {
   // tangent block size. Collective when a new map has to be built.
   la::IndexMapPtr tangentMap(const la::IndexMapPtr& pointMap) const;
 
-  // x <- R_x(alpha B(x) y): the retraction along reduced tangent coordinates y (spec Eqs. 20-22
+  // x <- R_x(alpha B(x) y): the retraction along reduced tangent coordinates y (bdem Eqs. 20-22
   // for S^3: the geodesic, then renormalisation). Refreshes the ghosts of x (collective).
   virtual void retract(la::Vector& x, const la::Vector& y, double alpha) const = 0;
   // Largest alpha the retraction accepts for direction y (e.g. a cap on the rotation angle per
-  // step, spec section 3.3); +inf when unbounded. Collective.
+  // step, bdem §4); +inf when unbounded. Collective.
   virtual double maxStep(const la::Vector& y) const {
     (void)y;
     return std::numeric_limits<double>::infinity();
   }
-  // v <- P(x) v for an ambient vector v (spec section 3.3: P(q) = I4 - q q^T).
+  // v <- P(x) v for an ambient vector v (bdem §4: P(q) = I4 - q q^T).
   virtual void projectTangent(const la::Vector& x, la::Vector& v) const = 0;
   // Reduced coordinates of an ambient vector: y = B(x)^T v (for a Euclidean gradient this is the
-  // reduced Riemannian gradient, spec section 3.4: g_y = G(q) grad_q f).
+  // reduced Riemannian gradient, bdem Eqs. 28-29: g_y = G(q) grad_q f).
   virtual void toReduced(const la::Vector& x, const la::Vector& v, la::Vector& y) const = 0;
-  // The ambient tangent vector of reduced coordinates: v = B(x) y (spec: dq = G(q)^T y).
+  // The ambient tangent vector of reduced coordinates: v = B(x) y (bdem: dq = G(q)^T y).
   virtual void fromReduced(const la::Vector& x, const la::Vector& y, la::Vector& v) const = 0;
   // Vector transport of reduced coordinates from T_xOld to T_xNew (by projection); in place.
   virtual void transport(const la::Vector& xOld, const la::Vector& xNew, la::Vector& y) const = 0;

@@ -68,7 +68,7 @@ void RigidManifold::retract(la::Vector& x, const la::Vector& y, double alpha) co
       const double phi = w.norm();
       Vec4 qn;
       if (phi < 1e-12) {
-        qn = q + G(q).transpose() * w;  // spec [I]: tiny steps
+        qn = q + G(q).transpose() * w;  // our choice: tiny steps
       } else {
         Vec4 e;
         e.head<3>() = (std::sin(phi) / phi) * w;

@@ -1,17 +1,17 @@
 #pragma once
-// RigidManifold: (R^3 x S^3)^n, the configuration space of n rigid particles (specs/bdem.md
-// section 3.3). Each block is (p, q), 7 scalars: position p, then the unit quaternion q stored
-// scalar last, q = (t, s) = (u, v, w, s) (spec section 1, Eq. 39). Reduced tangent coordinates
-// are 6 per block, (dp, y) with dq = G(q)^T y (spec section 3.4, Eqs. 28-29).
+// RigidManifold: (R^3 x S^3)^n, the configuration space of n rigid particles (bdem paper
+// §4). Each block is (p, q), 7 scalars: position p, then the unit quaternion q stored
+// scalar last, q = (t, s) = (u, v, w, s) (bdem App. A, Eq. 39). Reduced tangent coordinates
+// are 6 per block, (dp, y) with dq = G(q)^T y (bdem Eqs. 28-29).
 //
-// G = G_r(q) = [s I3 + t^x | -t] (spec Eq. 47), the world-frame choice the spec prefers: y is half
+// G = G_r(q) = [s I3 + t^x | -t] (bdem Eq. 47), the world-frame choice (docs/solvers/newton.md): y is half
 // the world-frame rotation increment, and the rigid-body near-null-space vectors are constant.
 // Identities for unit q: G q = 0, G G^T = I3, G^T G = P(q) = I4 - q q^T (Eqs. 48-50).
 //
-// Retraction (spec Eqs. 20-22): p <- p + alpha dp; q <- (yhat sin(phi), cos(phi)) (x) q with
+// Retraction (bdem Eqs. 20-22): p <- p + alpha dp; q <- (yhat sin(phi), cos(phi)) (x) q with
 // phi = alpha |y|, which is exactly the geodesic q cos(phi) + (dq/|dq|) sin(phi) because
 // G_r(q)^T y = (y, 0) (x) q and |dq| = |y|. Then q <- q / |q| (Eq. 22). For phi < 1e-12 the step
-// is normalize(q + alpha dq). maxStep() caps alpha |y| at `maxAngle` (pi/4 by default, spec [I]).
+// is normalize(q + alpha dq). maxStep() caps alpha |y| at `maxAngle` (pi/4 by default, our choice).
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 #include <array>
@@ -42,19 +42,19 @@ class RigidManifold final : public Manifold {
   void transport(const la::Vector& xOld, const la::Vector& xNew, la::Vector& y) const override;
   void tangentBasis(const double* xBlock, double* basis) const override;
 
-  // ---- Element-level quaternion algebra (spec section 1), fixed size, no allocation ----
+  // ---- Element-level quaternion algebra (bdem App. A), fixed size, no allocation ----
   // Hamilton product a (x) b, scalar last.
   static Vec4 multiply(const Vec4& a, const Vec4& b);
-  // t^x (spec Eq. 43).
+  // t^x (bdem Eq. 43).
   static Eigen::Matrix3d cross(const Vec3& t);
-  // G(q) = G_r(q) = [s I3 + t^x | -t] (spec Eq. 47).
+  // G(q) = G_r(q) = [s I3 + t^x | -t] (bdem Eq. 47).
   static Mat34 G(const Vec4& q);
-  // R(q) = (s^2 - |t|^2) I3 + 2 t t^T + 2 s t^x, the rotation d = q (.) d0 (spec Eqs. 44-45).
+  // R(q) = (s^2 - |t|^2) I3 + 2 t t^T + 2 s t^x, the rotation d = q (.) d0 (bdem Eqs. 44-45).
   static Eigen::Matrix3d rotation(const Vec4& q);
-  // The tangent basis of one block: B = blockdiag(I3, G(q)^T), 7 x 6 (spec section 3.4).
+  // The tangent basis of one block: B = blockdiag(I3, G(q)^T), 7 x 6 (bdem Eqs. 28-29).
   static Mat76 basis(const Vec4& q);
 
-  // Reduction of an element over `n` particles with quaternions q[a] (spec section 3.4):
+  // Reduction of an element over `n` particles with quaternions q[a] (bdem Eqs. 28-29):
   //   g_red = B^T grad,   H_red = B^T hess B - blockdiag_a(0_3, (q_a . grad_{q_a}) I3),
   // grad and hess being the Euclidean gradient and Hessian over (p_a, q_a) blocks of 7. The last
   // term is the curvature (Weingarten) term of S^3 (Eqs. 23-27).

@@ -2,7 +2,7 @@
 // MPRGP (Dostál & Schöberl 2005) for box-constrained convex QPs, written once over the abstract
 // layer: min 1/2 x^T A x - b^T x subject to l <= x <= u (any bound may be infinite), A SPD given
 // as an Operator. Conjugate-gradient, expansion and proportioning steps; the proportioning step is
-// capped at the feasible length for two-sided boxes (specs/der.md section 3.1). Every iterate is
+// capped at the feasible length for two-sided boxes (Dostál & Schöberl 2005, ref. [16] of the der paper; docs/solvers/mprgp.md). Every iterate is
 // exactly feasible. Preconditioning by any la::Preconditioner; active-set-aware ones receive the
 // free mask each time the free set changes.
 #include <functional>

@@ -146,7 +146,7 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
       break;
     }
 
-    // Reduced Hessian (spec Eqs. 23-29), PSD-safeguarded per element (3.5).
+    // Reduced Hessian (bdem Eqs. 23-29), PSD-safeguarded per element (bdem §5.2).
     tp = Clock::now();
     assembler_->begin();
     {
@@ -189,7 +189,7 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
     double slope = g.dot(y);
     bool newtonDirection = true;
     if (!(slope < 0.0) || !std::isfinite(slope)) {
-      // Not a descent direction (indefinite H without safeguard, Krylov breakdown): spec 3.6
+      // Not a descent direction (indefinite H without safeguard, Krylov breakdown): docs/solvers/newton.md
       // falls back to y = -D^{-1} g when the diagonal is positive, else y = -g.
       A->diagonal(diag);
       if (diag.min() > 0.0) {
@@ -205,7 +205,7 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
       ++st.steepestDescentSteps;
     }
 
-    // Backtracking Armijo along the retraction (spec 3.7).
+    // Backtracking Armijo along the retraction (bdem Alg. 2 line 8).
     tp = Clock::now();
     bool accepted = false, flatTested = false;
     double alpha = 0.0, ft = f;

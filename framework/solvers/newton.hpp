@@ -1,16 +1,17 @@
 #pragma once
-// Newton with backtracking line search on a manifold (specs/bdem.md sections 3.3-3.8), written
+// Newton with backtracking line search on a manifold (bdem paper, Lu et al., §4.2 and §5;
+// docs/solvers/newton.md), written
 // once over the abstract linear-algebra layer. The caller implements a NewtonProblem: energy
-// f(x), the reduced Riemannian gradient g_red (tangent coordinates, spec section 3.4) and the
-// reduced Riemannian Hessian H_red, curvature term included (spec Eqs. 23-29; RigidManifold::
+// f(x), the reduced Riemannian gradient g_red (tangent coordinates, bdem Eqs. 28-29) and the
+// reduced Riemannian Hessian H_red, curvature term included (bdem Eqs. 23-29; RigidManifold::
 // reduceHessian does it for (R^3 x S^3)^n). Each iteration k:
 //   1. g_red(x_k); stop when the measure (||g_red||_2 by default) <= max(gtolAbs, gtolRel * m_0)
 //   2. H_red assembled through a ReducedHessian (element blocks PSD-projected on request, 3.5)
 //   3. H_red y = -g_red by any backend LinearSolver with rtol = eta_k, the forcing term
 //      (Eq. 31: eta_k = min(0.5, sqrt(||g_red||)); options "quadratic" and "fixed" as well)
 //   4. if y is not a descent direction (g^T y >= 0 or non-finite), y = -D^{-1} g_red when the
-//      diagonal D of H_red is positive, else y = -g_red (spec 3.6)
-//   5. backtracking Armijo along the retraction (spec section 3.7):
+//      diagonal D of H_red is positive, else y = -g_red (docs/solvers/newton.md)
+//   5. backtracking Armijo along the retraction (bdem Alg. 2 line 8):
 //      f(R_x(alpha y)) <= f(x) + c1 alpha g^T y,  alpha = alpha_0, alpha_0 * shrink, ...
 //      with alpha_0 = min(1, manifold.maxStep(y)); if every trial fails, steepest descent with
 //      the same line search; if that fails too, stop with reason "line_search_failed". A trial
@@ -33,8 +34,8 @@ namespace kinema::solvers {
 struct NewtonOptions {
   double gtolAbs = 1e-8;             // stop when ||g_red|| <= max(gtolAbs, gtolRel ||g_red(x_0)||)
   double gtolRel = 0.0;
-  int maxIterations = 100;           // Newton iterations (spec 3.8: 50-100, logged when hit)
-  double armijoC1 = 1e-4;            // Armijo constant c (spec 3.7)
+  int maxIterations = 100;           // Newton iterations (logged when hit)
+  double armijoC1 = 1e-4;            // Armijo constant c (our choice; bdem Alg. 2 gives none)
   double shrink = 0.5;               // alpha <- shrink * alpha on a rejected trial
   int maxLineSearch = 30;            // trials per line search
   // Armijo slack for round-off in f: accept when f_trial - f <= c1 alpha g^T y + energyNoise *
@@ -53,8 +54,8 @@ struct NewtonOptions {
   double forcingMax = 0.5;           // the 0.5 of Eq. 31
   double forcingMin = 1e-14;         // lower bound on the linear rtol
   // What the forcing term is computed from: "gradient" (||g_red||_2, Eq. 31 as printed: depends on
-  // the unit system, spec 3.6 [!]) or "measure" (the problem's convergenceMeasure, which a problem
-  // may make dimensionless, e.g. spec 3.8).
+  // the unit system, bdem Eq. 31 as printed) or "measure" (the problem's convergenceMeasure, which a problem
+  // may make dimensionless, e.g. bdem's).
   std::string forcingOf = "gradient";
   bool psdProjection = true;         // ReducedHessian::addElement projects element blocks
   double psdFloor = 0.0;             // eigenvalues below are clamped to it
@@ -155,18 +156,18 @@ class NewtonProblem {
   // Collective: the global energy, the same value on every rank (sum the owned contributions
   // over the point map's communicator).
   virtual double energy(const la::Vector& x) = 0;
-  // Reduced Riemannian gradient g_red (spec section 3.4), owned entries.
+  // Reduced Riemannian gradient g_red (bdem Eqs. 28-29), owned entries.
   virtual void gradient(const la::Vector& x, la::Vector& g) = 0;
-  // Reduced Riemannian Hessian with the curvature term (spec Eqs. 23-29). begin()/end() of the
+  // Reduced Riemannian Hessian with the curvature term (bdem Eqs. 23-29). begin()/end() of the
   // assembler are done by the solver.
   virtual void hessian(const la::Vector& x, ReducedHessian& H) = 0;
-  // Convergence measure (spec 3.8 allows a dimensionless one); ||g||_2 by default. Collective.
+  // Convergence measure (bdem Alg. 2-3 leave it open; a dimensionless one is allowed); ||g||_2 by default. Collective.
   virtual double convergenceMeasure(const la::Vector& x, const la::Vector& g) {
     (void)x;
     return g.norm2();
   }
-  // Near-null space of H_red for algebraic multigrid (e.g. the six rigid-body modes of spec
-  // section 7.4), as vectors on `tangentMap` created with `backend`. The solver attaches them to
+  // Near-null space of H_red for algebraic multigrid (e.g. the six rigid-body modes of
+  // bdem), as vectors on `tangentMap` created with `backend`. The solver attaches them to
   // its matrix (la::Matrix::setNearNullSpace) after every assembly. Default: none. Collective.
   virtual std::vector<std::shared_ptr<const la::Vector>> nearNullSpace(const la::Vector& x,
                                                                        const la::Backend& backend,

@@ -24,7 +24,7 @@ void declareNewtonParams(ParamSchema& schema, const std::string& prefix, const N
                  "where the decrease a trial asks for is below energy_noise * |f|, accept it if it lowers the "
                  "convergence measure (f cannot rank it at its round-off floor)");
   schema.addChoice(p + "forcing", d.forcing, {"eq31", "quadratic", "fixed"},
-                   "linear rtol per iteration: eq31 = min(forcing_max, c sqrt(||g||)) (spec Eq. 31), "
+                   "linear rtol per iteration: eq31 = min(forcing_max, c sqrt(||g||)) (Eq. 31 of the bdem paper), "
                    "quadratic = min(forcing_max, c ||g||), fixed = linear.rtol");
   schema.addChoice(p + "forcing_of", d.forcingOf, {"gradient", "measure"},
                    "what the forcing term is computed from: gradient = ||g_red||_2 (Eq. 31 as printed, "
@@ -36,11 +36,11 @@ void declareNewtonParams(ParamSchema& schema, const std::string& prefix, const N
   schema.addReal(p + "forcing_min", d.forcingMin, Range::leftOpen(0.0, 1.0),
                  "lower bound of the forcing term");
   schema.addBool(p + "psd_projection", d.psdProjection,
-                 "project element Hessian blocks to semidefinite (clamp eigenvalues, spec 3.5)");
+                 "project element Hessian blocks to semidefinite (clamp eigenvalues, bdem paper §5.2)");
   schema.addReal(p + "psd_floor", d.psdFloor, Range::nonNegative(),
                  "eigenvalues of an element block below this are clamped to it");
   schema.addBool(p + "steepest_fallback", d.steepestFallback,
-                 "take a steepest-descent line search when the Newton one fails (spec 3.7)");
+                 "take a steepest-descent line search when the Newton one fails (docs/solvers/newton.md)");
   la::declareLinearSolverParams(schema, p + "linear", d.linear);
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// PSD safeguard of an element Hessian (specs/bdem.md section 3.5, as in IPC, Li et al. 2020):
+// PSD safeguard of an element Hessian (bdem paper §5.2, as in IPC, Li et al. 2020):
 // eigendecompose the symmetric element block and clamp every eigenvalue below `floor` to `floor`.
 // Fixed-size Eigen, no heap allocation. Returns the number of clamped eigenvalues (0: unchanged).
 #include <Eigen/Cholesky>
