@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include "framework/core/error.hpp"
+#include "framework/la/backend.hpp"
+#include "framework/la/preconditioner.hpp"
+
 namespace kinema::la {
 
 void declareLinearSolverParams(ParamSchema& schema, const std::string& prefix,
@@ -43,6 +47,44 @@ LinearSolverOptions readLinearSolverOptions(const Config& config, const std::str
   std::replace(o.prefix.begin(), o.prefix.end(), '.', '_');
   if (!o.prefix.empty()) o.prefix += '_';
   return o;
+}
+
+void checkLinearSolverChoices(const Config& config, const ParamSchema& schema) {
+  if (!schema.find("backend.name")) return;
+  const std::string backend = config.getString("backend.name");
+  if (!backends().has(backend)) return;  // validate() has named it already
+  const BackendEntry& entry = backends().get(backend);
+  std::vector<std::string> offered{"none"};
+  for (const auto& n : entry.nativePreconditioners)
+    if (std::find(offered.begin(), offered.end(), n) == offered.end()) offered.push_back(n);
+  for (const auto& n : customPreconditioners().names()) offered.push_back(n);
+  std::string problems;
+  for (const ParamSpec& spec : schema.specs()) {
+    // The solvers of declareLinearSolverParams: "<prefix>.preconditioner" beside "<prefix>.reuse_preconditioner".
+    const std::string tail = "preconditioner";
+    if (spec.key.size() < tail.size() || spec.key.compare(spec.key.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    const std::string prefix = spec.key.substr(0, spec.key.size() - tail.size());
+    if (!schema.find(prefix + "reuse_preconditioner")) continue;
+    const std::string value = config.getString(spec.key);
+    if (std::find(offered.begin(), offered.end(), value) != offered.end()) continue;
+    std::string list;
+    for (const auto& n : offered) list += (list.empty() ? "" : ", ") + n;
+    std::string elsewhere;
+    for (const auto& [name, other] : backends().entries()) {
+      const auto& pcs = other.nativePreconditioners;
+      if (name != backend && std::find(pcs.begin(), pcs.end(), value) != pcs.end())
+        elsewhere += (elsewhere.empty() ? "" : ", ") + name;
+    }
+    const std::string at = config.where(spec.key);
+    if (!problems.empty()) problems += '\n';
+    if (!at.empty()) problems += at + ": ";
+    problems += str(spec.key, ": '", value, "' is not a preconditioner of the ", backend, " backend (it offers: ", list, ")");
+    if (!elsewhere.empty())
+      problems += str("; the ", elsewhere,
+                      elsewhere.find(',') == std::string::npos ? " backend offers it" : " backends offer it");
+  }
+  if (!problems.empty()) throw InputError(problems);
 }
 
 }  // namespace kinema::la

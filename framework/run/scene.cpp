@@ -1,6 +1,7 @@
 #include "framework/run/scene.hpp"
 
 #include "framework/la/backend.hpp"
+#include "framework/la/linear_solver_params.hpp"
 #include "framework/run/module.hpp"
 
 namespace kinema::run {
@@ -73,6 +74,7 @@ Config loadScene(const SceneOptions& options, ParamSchema& schema) {
     throw InputError(config.where("module") + ": module: " + e.message());
   }
   config.validate(schema);
+  la::checkLinearSolverChoices(config, schema);  // a preconditioner the backend lacks: refused here, not at step 1
   return config;
 }
 

@@ -49,6 +49,34 @@ TEST(LinearSolverParams, RejectsBadValues) {
   }
 }
 
+// `check` must refuse what `run` refuses at its first solve: a preconditioner the backend lacks.
+TEST(LinearSolverParams, PreconditionerOfferedByTheScenesBackend) {
+  registerBuiltins();
+  ParamSchema schema;
+  la::declareBackendParams(schema);
+  la::declareLinearSolverParams(schema, "m.solver");
+  la::declareLinearSolverParams(schema, "m.other");
+  auto check = [&](const std::string& yaml) {
+    Config c = Config::fromString(yaml, "scene.yaml");
+    c.validate(schema);
+    la::checkLinearSolverChoices(c, schema);
+  };
+  EXPECT_NO_THROW(check("backend: {name: eigen}\nm: {solver: {preconditioner: ic0}}\n"));
+  EXPECT_NO_THROW(check("backend: {name: eigen}\nm: {solver: {preconditioner: none}}\n"));
+  EXPECT_NO_THROW(check("backend: {name: petsc}\nm: {solver: {preconditioner: amg}}\n"));
+  try {
+    check("backend: {name: eigen}\nm:\n  solver: {preconditioner: amg}\n  other: {preconditioner: ilu}\n");
+    ADD_FAILURE() << "amg on eigen and an unknown name were accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("scene.yaml:3"), std::string::npos) << m;
+    EXPECT_NE(m.find("m.solver.preconditioner: 'amg' is not a preconditioner of the eigen backend"), std::string::npos) << m;
+    EXPECT_NE(m.find("the petsc, trilinos backends offer it"), std::string::npos) << m;
+    EXPECT_NE(m.find("m.other.preconditioner: 'ilu'"), std::string::npos) << m;  // every problem at once
+    EXPECT_NE(m.find("it offers: none, jacobi, ic0, ssor, direct"), std::string::npos) << m;
+  }
+}
+
 TEST(BackendParams, ChoiceOfRegisteredBackends) {
   registerBuiltins();
   ParamSchema schema;
