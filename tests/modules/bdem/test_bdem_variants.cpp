@@ -101,7 +101,7 @@ TEST(BdemVariants, FigSevenRanking) {  // T-OPT
   }
   EXPECT_TRUE(ref.converged);
   EXPECT_GT(ref.iterations, steps);
-  // Second-order manifold < first-order manifold (iterations) [P Fig. 7].
+  // Second-order manifold < first-order manifold (iterations), as in the paper's Fig. 7.
   EXPECT_LT(ref.iterations, runs["first_order"].iterations);
   // The converged variants reach the same state (same minimiser, tolerance-level differences).
   for (const char* v : {"first_order", "augmented_lagrangian", "lagrange"}) {
