@@ -5,63 +5,21 @@
 // format written before checksums, whose values only H5File's own checks guard.
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "kinema_cli.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-// The kinema binary of this build tree: tests land in <build>/tests, the CLI in <build>/bin.
-std::string kinemaBin() {
-  return (fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "bin" / "kinema").string();
-}
-
-// mpiexec from the PATH ("" if there is none).
-std::string mpiexec() {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  std::string dir;
-  while (std::getline(dirs, dir, ':'))
-    if (!dir.empty() && access((dir + "/mpiexec").c_str(), X_OK) == 0) return dir + "/mpiexec";
-  return "";
-}
-
-struct Result {
-  int status;  // exit status, or 128 + the signal
-  std::string output;
-};
-
-// `sh -c 'exec CMD'` in a clean environment (PATH only: this test process is an MPI singleton
-// whose OMPI_/PMIX_ variables would confuse the child), output to `log`.
-Result runCmd(const std::string& cmd, const std::string& log) {
-  const char* path = std::getenv("PATH");
-  std::string env = "PATH=" + std::string(path ? path : "/usr/bin:/bin");
-  std::string script = "exec " + cmd + " >" + log + " 2>&1";
-  char* argv[] = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"), script.data(), nullptr};
-  char* envp[] = {env.data(), nullptr};
-  pid_t pid = -1;
-  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, argv, envp) != 0) return {-1, ""};
-  int st = 0;
-  if (waitpid(pid, &st, 0) != pid) return {-1, ""};
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), readFile(log)};
-}
+using namespace kinema_cli;
 
 // A 2D pile of 40 discs, 10 steps, a checkpoint every 5.
 std::string writePile(const std::string& dir, const std::string& backend) {
@@ -102,8 +60,6 @@ void breakCheckpoint(const std::string& file, bool legacy) {
   }
   H5Fclose(f);
 }
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 void restartFromBrokenCheckpoint(int np, const std::string& backend) {
   std::string launcher;

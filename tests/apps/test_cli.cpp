@@ -1,46 +1,22 @@
 // The kinema command line as a user meets it: list, help, check, run, and every kind of bad input
 // giving a clear message, a non-zero exit status and no output directory.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "framework/io/hdf5_file.hpp"
+#include "kinema_cli.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-Result sh(const std::string& cmd) {
-  Result r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-std::string kinemaCmd(const std::string& args) { return std::string(KINEMA_BIN) + " " + args; }
-
-std::string writeScene(const std::string& dir, const std::string& name, const std::string& text) {
-  std::string path = dir + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using namespace kinema_cli;
 
 // Runs a bad scene and checks: exit status 2, the expected text, no output directory.
 void expectBadInput(const std::string& dir, const std::string& args, const std::string& expected) {
@@ -134,10 +110,7 @@ TEST(Cli, TwoRanksOnTheOneProcessBackendFailsClearly) {
   auto scene = writeScene(dir, "s.yaml", "module: poisson\npoisson: {n: 8}\n");
   // A clean environment: this test process is itself an MPI singleton, and its OMPI_/PMIX_
   // variables would make the nested mpiexec fail before starting anything.
-  const char* path = std::getenv("PATH");
-  Result r = sh("env -i PATH='" + std::string(path ? path : "/usr/bin:/bin") + "' " +
-                std::string(KINEMA_MPIEXEC) + " --allow-run-as-root --oversubscribe -n 2 " +
-                kinemaCmd("run " + scene + " --output " + dir + "/out"));
+  Result r = sh(cleanEnv() + mpiexec(2) + kinemaCmd("run " + scene + " --output " + dir + "/out"));
   EXPECT_NE(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("this run has 2 ranks"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir + "/out"));
@@ -145,15 +118,7 @@ TEST(Cli, TwoRanksOnTheOneProcessBackendFailsClearly) {
 
 namespace {
 // mpiexec -n np kinema run ..., in a clean environment (see TwoRanksOnTheOneProcessBackendFailsClearly).
-Result mpiRun(int np, const std::string& args) {
-  const char* path = std::getenv("PATH");
-  return sh("env -i PATH='" + std::string(path ? path : "/usr/bin:/bin") + "' " + std::string(KINEMA_MPIEXEC) +
-            " --allow-run-as-root --oversubscribe -n " + std::to_string(np) + " " + kinemaCmd(args));
-}
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
+Result mpiRun(int np, const std::string& args) { return sh(cleanEnv() + mpiexec(np) + kinemaCmd(args)); }
 }  // namespace
 
 TEST(Cli, OutputOfTwoRanksReadsBackLikeOneRank) {

@@ -7,9 +7,8 @@
 // and is not checked (the test lists these), nor are commands that only name a placeholder
 // (`kinema run ...`) or that prose leads into ("restart with: kinema run ...").
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,14 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "kinema_cli.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-// The kinema binary of this build tree: tests land in <build>/tests, the CLI in <build>/bin.
-std::string kinemaBin() {
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "bin" / "kinema").string();
-}
+using namespace kinema_cli;
 
 struct Command {
   std::string where;  // file:line
@@ -177,22 +175,6 @@ std::vector<std::string> checksFor(const std::string& text) {
     out.push_back(cmd);
   }
   return out;
-}
-
-struct Result {
-  int status = -1;
-  std::string output;
-};
-
-Result sh(const std::string& cmd) {
-  Result r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
 }
 
 TEST(DocsCommands, ExtractionFindsCommandsAndSkipsPlaceholders) {

@@ -2,41 +2,20 @@
 // the parameters of a group, every key with a given last component, and for an unknown key the
 // closest names. It reads no scene and starts no MPI (run here with an MPI that cannot start).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
 #include <string>
+
+#include "kinema_cli.hpp"
 
 namespace {
 
-// The kinema binary of this build tree: tests land in <build>/tests, the CLI in <build>/bin.
-std::string kinemaBin() {
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "bin" / "kinema").string();
-}
-
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
+using namespace kinema_cli;
 
 // Runs `kinema ARGS` with Open MPI's install prefix pointing nowhere, so that a command that would
 // initialise MPI fails: help must not need it.
 Result kinema(const std::string& args) {
-  const std::string cmd =
-      "env -i PATH=/usr/bin:/bin OPAL_PREFIX=/nonexistent " + kinemaBin() + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return sh("env -i PATH=/usr/bin:/bin OPAL_PREFIX=/nonexistent " + kinemaBin() + " " + args);
 }
-
-bool has(const Result& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
 
 TEST(HelpKey, PrintsTypeDefaultRangeAndHelp) {
   const Result r = kinema("help poisson.n");

@@ -4,21 +4,16 @@
 // a failed run's restart command works the same; `--restart latest`; the checkpoint schedule.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <thread>
+#include <vector>
 
-#include "framework/io/hdf5_file.hpp"
 #include "framework/run/lifecycle.hpp"
+#include "kinema_cli.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
@@ -26,64 +21,7 @@ using namespace kinema;
 
 namespace {
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-// status.yaml as key -> value (the values are written quoted, one per line).
-std::map<std::string, std::string> readStatus(const std::string& dir) {
-  std::map<std::string, std::string> m;
-  std::istringstream in(readFile(dir + "/status.yaml"));
-  std::string line;
-  while (std::getline(in, line)) {
-    auto colon = line.find(": \"");
-    if (line.empty() || line[0] == '#' || colon == std::string::npos) continue;
-    m[line.substr(0, colon)] = line.substr(colon + 3, line.size() - colon - 4);
-  }
-  return m;
-}
-
-// A child process: `sh -c 'exec CMD'` in a clean environment (PATH only: this test process is an
-// MPI singleton whose OMPI_/PMIX_ variables would confuse a nested mpiexec), output to `log`.
-struct Child {
-  pid_t pid = -1;
-  std::string log;
-};
-
-Child start(const std::string& cmd, const std::string& log) {
-  const char* path = std::getenv("PATH");
-  std::string env = "PATH=" + std::string(path ? path : "/usr/bin:/bin");
-  std::string script = "exec " + cmd + " >" + log + " 2>&1";
-  char* argv[] = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"), script.data(), nullptr};
-  char* envp[] = {env.data(), nullptr};
-  Child c;
-  c.log = log;
-  if (posix_spawn(&c.pid, "/bin/sh", nullptr, nullptr, argv, envp) != 0) c.pid = -1;
-  return c;
-}
-
-int wait(const Child& c) {
-  int st = 0;
-  if (waitpid(c.pid, &st, 0) != c.pid) return -1;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-struct Result {
-  int status;
-  std::string output;
-};
-
-Result runCmd(const std::string& cmd, const std::string& log) {
-  Child c = start(cmd, log);
-  int st = wait(c);
-  return {st, readFile(log)};
-}
-
-std::string kinemaBin() { return KINEMA_BIN; }
-std::string mpiexec(int np) {
-  return std::string(KINEMA_MPIEXEC) + " --allow-run-as-root --oversubscribe -n " + std::to_string(np) + " ";
-}
+using namespace kinema_cli;
 
 // Waits until the run has written status.yaml (its signal handlers are in place from then on).
 bool waitForStatus(const std::string& dir, double seconds = 60) {
@@ -125,46 +63,6 @@ std::string writePile(const std::string& dir, const std::string& backend, int st
                          "run: {progress_seconds: 1000}\n"
                          "output: {frame_every: 10}\n";
   return path;
-}
-
-bool bitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
-// Every frame's positions and velocities, and the diagnostics table without its timing columns,
-// are the same bits in both runs.
-void expectSameRun(const std::string& a, const std::string& b) {
-  Comm self = Comm::self();
-  io::H5File fa(a + "/frames.h5", io::H5File::Mode::read, self);
-  io::H5File fb(b + "/frames.h5", io::H5File::Mode::read, self);
-  const auto frames = fa.children("/frames");
-  ASSERT_EQ(frames, fb.children("/frames"));
-  ASSERT_FALSE(frames.empty());
-  for (const auto& f : frames)
-    for (const char* field : {"positions", "velocity"})
-      EXPECT_TRUE(bitwiseEqual(fa.readAll("/frames/" + f + "/" + field), fb.readAll("/frames/" + f + "/" + field)))
-          << f << "/" << field;
-  auto strip = [](const std::string& csv) {
-    // Drops the timing columns (wall_seconds, seconds_*): the only ones that may differ.
-    std::istringstream in(csv);
-    std::string line, out;
-    std::vector<bool> timing;
-    while (std::getline(in, line)) {
-      std::vector<std::string> cells;
-      std::stringstream ss(line);
-      std::string cell;
-      while (std::getline(ss, cell, ',')) cells.push_back(cell);
-      if (timing.empty())
-        for (const auto& c : cells) timing.push_back(c.find("seconds") != std::string::npos);
-      for (std::size_t i = 0; i < cells.size(); ++i)
-        if (i >= timing.size() || !timing[i]) out += cells[i] + ",";
-      out += "\n";
-    }
-    return out;
-  };
-  const std::string da = strip(readFile(a + "/diagnostics.csv")), db = strip(readFile(b + "/diagnostics.csv"));
-  EXPECT_FALSE(da.empty());
-  EXPECT_EQ(da, db);
 }
 
 // The command after "continue the run with:" in the output.

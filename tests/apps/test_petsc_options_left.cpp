@@ -2,39 +2,15 @@
 // the run did not make, a PETSC_OPTIONS entry without the solver's prefix) are named in one warning
 // at the end of the run; options PETSc read are not.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
 #include <string>
 
+#include "kinema_cli.hpp"
 #include "test_util.hpp"
 
 namespace {
 
-// The kinema binary of this build tree: tests land in <build>/tests, the CLI in <build>/bin.
-std::string kinemaBin() {
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "bin" / "kinema").string();
-}
-
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-Result sh(const std::string& cmd) {
-  Result r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-bool has(const Result& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
+using namespace kinema_cli;
 
 const char* kWarning = "PETSc never used these options";
 

@@ -6,21 +6,17 @@
 // checkpoint written before fingerprints (with a warning).
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "framework/io/hdf5_file.hpp"
 #include "framework/run/restart_guard.hpp"
+#include "kinema_cli.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
@@ -28,32 +24,7 @@ using namespace kinema;
 
 namespace {
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-struct Result {
-  int status;
-  std::string output;
-};
-
-// `sh -c 'exec CMD'` in a clean environment (PATH only: this test process is an MPI singleton
-// whose OMPI_/PMIX_ variables would confuse the child), output to `log`.
-Result runCmd(const std::string& cmd, const std::string& log) {
-  const char* path = std::getenv("PATH");
-  std::string env = "PATH=" + std::string(path ? path : "/usr/bin:/bin");
-  std::string script = "exec " + cmd + " >" + log + " 2>&1";
-  char* argv[] = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"), script.data(), nullptr};
-  char* envp[] = {env.data(), nullptr};
-  pid_t pid = -1;
-  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, argv, envp) != 0) return {-1, ""};
-  int st = 0;
-  if (waitpid(pid, &st, 0) != pid) return {-1, ""};
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), readFile(log)};
-}
-
-std::string kinemaBin() { return KINEMA_BIN; }
+using namespace kinema_cli;
 
 // A 2D pile of 40 discs with restitution and a random Gauss-Seidel order.
 std::string writePile(const std::string& dir, int steps) {
@@ -72,46 +43,6 @@ std::string checkpoint(const std::string& out, int step) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "/checkpoints/checkpoint_%06d.h5", step);
   return out + buf;
-}
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
-bool bitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
-// Every frame's positions and velocities and every diagnostics value but the timings are equal.
-void expectSameRun(const std::string& a, const std::string& b) {
-  Comm self = Comm::self();
-  io::H5File fa(a + "/frames.h5", io::H5File::Mode::read, self);
-  io::H5File fb(b + "/frames.h5", io::H5File::Mode::read, self);
-  const auto frames = fa.children("/frames");
-  ASSERT_EQ(frames, fb.children("/frames"));
-  ASSERT_FALSE(frames.empty());
-  for (const auto& f : frames)
-    for (const char* field : {"positions", "velocity"})
-      EXPECT_TRUE(bitwiseEqual(fa.readAll("/frames/" + f + "/" + field), fb.readAll("/frames/" + f + "/" + field)))
-          << f << "/" << field;
-  auto strip = [](const std::string& csv) {
-    std::istringstream in(csv);
-    std::string line, out;
-    std::vector<bool> timing;
-    while (std::getline(in, line)) {
-      std::vector<std::string> cells;
-      std::stringstream ss(line);
-      std::string cell;
-      while (std::getline(ss, cell, ',')) cells.push_back(cell);
-      if (timing.empty())
-        for (const auto& c : cells) timing.push_back(c.find("seconds") != std::string::npos);
-      for (std::size_t i = 0; i < cells.size(); ++i)
-        if (i >= timing.size() || !timing[i]) out += cells[i] + ",";
-      out += "\n";
-    }
-    return out;
-  };
-  const std::string da = strip(readFile(a + "/diagnostics.csv")), db = strip(readFile(b + "/diagnostics.csv"));
-  EXPECT_FALSE(da.empty());
-  EXPECT_EQ(da, db);
 }
 
 // Copies the run directory `from` to `to` (a restart appends to its directory).
@@ -335,7 +266,7 @@ TEST(RestartGuard, CheckpointKeepCountsAcrossRestarts) {
 // (and the same run continues), and a corrupted one is refused there too.
 TEST(RestartGuard, ChecksumsHoldAcrossRankCounts) {
   const Runs& r = runs();
-  const std::string mpi = std::string(KINEMA_MPIEXEC) + " --allow-run-as-root --oversubscribe -n 2 ";
+  const std::string mpi = mpiexec(2);
   const std::string out = r.dir + "/np2";
   copyRun(r.short20, out);
   Result res = runCmd(mpi + kinemaBin() + " run " + r.scene30 + " --output " + out + " --restart " + checkpoint(out, 20),
