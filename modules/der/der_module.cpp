@@ -466,7 +466,8 @@ void DerModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
   // Frames show the strands: at the end of the optimisation (time 0) and every simulated frame.
   if (!simulating() && !justOptimized_ && !(optimizationDone_ && frames.frames() == 0)) return;
   justOptimized_ = false;
-  std::vector<double> pos, disp, strandId, bendRatio;
+  std::vector<double> pos, disp, bendRatio;
+  std::vector<std::int64_t> strandId;  // an integer field in the XDMF (docs/output.md)
   std::vector<std::int64_t> sizes;
   for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
     const int N = local_.geometry[i].vertices();
@@ -477,7 +478,7 @@ void DerModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
         pos.push_back(q[u(4 * v + k)]);
         disp.push_back(q[u(4 * v + k)] - local_.geometry[i].x[u(v)][k]);
       }
-      strandId.push_back(static_cast<double>(local_.firstStrand + static_cast<std::int64_t>(i)));
+      strandId.push_back(local_.firstStrand + static_cast<std::int64_t>(i));
       double ratio = 1.0;
       if (!local_.rest.empty() && v > 0 && v < N - 1) ratio = restOf(i).cBend[u(v)] / material_.cBend;
       bendRatio.push_back(ratio);
@@ -492,7 +493,7 @@ void DerModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
   lines.lineSizes = sizes;
   frames.beginFrame(time(), lines);
   frames.addField("displacement", disp, 3);
-  frames.addField("strand", strandId);
+  frames.addField("strand", std::span<const std::int64_t>(strandId));
   frames.addField("bend_stiffness_ratio", bendRatio);
   frames.endFrame();
   (void)ctx;

@@ -369,6 +369,7 @@ TEST(XdmfOutputs, DerStrandsArePolylines) {
   ASSERT_FALSE(s.grids.empty());
   EXPECT_EQ(s.grids.back().topology, "Mixed");
   EXPECT_EQ(s.grids.back().mixedCells.at(2), 2);
+  EXPECT_EQ(s.grids.back().attributes.at("strand").numberType, "Int");
 }
 
 TEST(XdmfOutputs, PoissonLevelsAreSeparateCollections) {
