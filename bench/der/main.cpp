@@ -463,7 +463,9 @@ void memory(bool quick) {
       "  material: {radius: 1.0e-4}\n"
       "  optimize: {scheme: alm, mu: 0.5, eps_p: 1.0e-12, k_max: 300}\n"
       "  simulate: {frames: 0, steps_per_frame: 12, root_motion: shake, root_amplitude: 0.01, root_period: 0.5}\n";
-  const int s1 = quick ? 100 : 500, s2 = quick ? 300 : 2000;
+  // Quick mode still spans 800 strands: over 200 the peak RSS steps of HDF5 and heap growth (a few MB)
+  // moved the per-strand figure by up to 10 KB, enough to fail the 50 KB check at a true 43 KB.
+  const int s1 = quick ? 200 : 500, s2 = quick ? 1000 : 2000;
   md << "| run | peak RSS at " << s1 << " strands [MB] | at " << s2 << " strands [MB] | per strand [KB] |\n"
      << "|---|---|---|---|\n";
   for (int frames : {0, 2}) {
