@@ -16,10 +16,7 @@
 #include "framework/core/log.hpp"
 #include "framework/core/mpi_context.hpp"
 #include "framework/core/registry.hpp"
-
-namespace {
-constexpr const char* kVersion = "0.1.0";
-}
+#include "framework/core/version.hpp"
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
@@ -33,7 +30,7 @@ int main(int argc, char** argv) {
       return args.empty() ? 64 : 0;
     }
     if (args[0] == "--version") {
-      if (root) std::cout << "kinema " << kVersion << "\n";
+      if (root) std::cout << "kinema " << KINEMA_VERSION_STRING << "\n";
       return 0;
     }
     kinema::registerBuiltins();
