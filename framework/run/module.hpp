@@ -8,6 +8,7 @@
 
 #include "framework/core/comm.hpp"
 #include "framework/core/config.hpp"
+#include "framework/core/progress.hpp"
 #include "framework/core/registry.hpp"
 #include "framework/io/checkpoint.hpp"
 #include "framework/io/diagnostics.hpp"
@@ -35,6 +36,10 @@ class Module {
   // True when the module has nothing left to do before totalSteps() (an optimisation that has
   // converged); the runner then writes the last frame and checkpoint and stops.
   virtual bool finished() const { return false; }
+  // For the progress line: the steps left when they are not totalSteps() - step (a module that
+  // usually finishes() early gives its cap as an upper bound) and a note on where it stands.
+  // Called on every rank after each step; must not communicate.
+  virtual ProgressHint progressHint() const { return {}; }
   // Simulated time after the last step (static problems may return the step index).
   virtual double time() const = 0;
   // Advances one step and appends its diagnostics (same columns every step; the runner adds

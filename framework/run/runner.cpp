@@ -230,7 +230,7 @@ RunResult runSceneOnce(const SceneOptions& options) {
         status["last_checkpoint_step"] = std::to_string(step);
         out.writeStatus(status);
       }
-      progress.update(step, module->time());
+      progress.update(step, module->time(), module->progressHint());
       if (stop) break;
     }
     diagnostics.writeTo(frames.file(), "/diagnostics");

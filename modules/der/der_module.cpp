@@ -273,6 +273,7 @@ void DerModule::setup(run::RunContext& ctx) {
   optimizers_.clear();
   if (optimize) {
     optimizeSteps_ = optOptions_.kMax;
+    strandsTotal_ = S;
     // One workspace for this rank's strands: an optimiser keeps only its strand's state (the
     // frames are initialFrames(q), recomputed with the workspace), so memory per strand is that
     // state (docs/modules/der.md, "Memory"). The per-iteration history is not kept either.
@@ -306,6 +307,18 @@ void DerModule::setup(run::RunContext& ctx) {
   }
 }
 
+ProgressHint DerModule::progressHint() const {
+  ProgressHint h;
+  if (optimizationDone_) {
+    h.stepsLeft = frames_ - frame_;
+    return h;
+  }
+  h.stepsLeft = optimizeSteps_ - optimizeStep_ + frames_;
+  h.upperBound = true;
+  h.note = str(strandsConverged_, "/", strandsTotal_, " strands converged");
+  return h;
+}
+
 bool DerModule::finished() const {
   if (!optimizationDone_) return false;
   return frame_ >= frames_;
@@ -327,8 +340,10 @@ void DerModule::optimizeStep(run::RunContext& ctx) {
   ++optimizeStep_;
   for (auto& opt : optimizers_)
     if (!opt->done()) opt->iterate();
-  const bool allDone = ctx.comm.all(std::all_of(optimizers_.begin(), optimizers_.end(),
-                                                [](const auto& o) { return o->done(); }));
+  // One reduction, as before: the count also feeds the progress line.
+  strandsConverged_ = ctx.comm.sum(static_cast<std::int64_t>(
+      std::count_if(optimizers_.begin(), optimizers_.end(), [](const auto& o) { return o->done(); })));
+  const bool allDone = strandsConverged_ == strandsTotal_;
   if (allDone || optimizeStep_ >= optimizeSteps_) finishOptimization(ctx);
 }
 

@@ -29,6 +29,9 @@ class DerModule : public run::Module {
 
   void setup(run::RunContext& ctx) override;
   long totalSteps() const override { return optimizeSteps_ + frames_; }
+  // While optimising, k_max is a cap (strands stop when they converge, usually after a few
+  // iterations): the ETA is an upper bound, with the count of converged strands beside it.
+  ProgressHint progressHint() const override;
   bool finished() const override;
   double time() const override;
   void step(run::RunContext& ctx, io::Diagnostics::Row& row) override;
@@ -85,6 +88,7 @@ class DerModule : public run::Module {
 
   // Progress
   long optimizeStep_ = 0;  // ALM iterations done
+  std::int64_t strandsConverged_ = 0, strandsTotal_ = 0;  // over all ranks, after the last iteration
   bool optimizationDone_ = false;
   bool justOptimized_ = false;
   bool simStarted_ = false;
