@@ -1,7 +1,8 @@
 #pragma once
 // String-keyed registries. Each layer owns the registry of its own things (la: backends and
 // framework-written preconditioners; run: modules); this is the shared mechanism: add by name,
-// look up by name with a "did you mean" for typos, list with one line of help each.
+// look up by name with a "did you mean" for typos, list with one line of help each, and where each
+// entry came from (built in, or the plugin file that registered it: framework/core/plugins.hpp).
 #include <map>
 #include <string>
 #include <vector>
@@ -11,6 +12,12 @@
 
 namespace kinema {
 
+// Where the entries added now come from: "built-in", or the absolute path of the plugin whose
+// kinema_plugin_register() is running (set by framework/core/plugins.cpp around that call). The
+// registry records it itself, so a registration function is the same in tree and out of tree.
+const std::string& registrationOrigin();
+inline constexpr const char* kBuiltinOrigin = "built-in";
+
 // Entry must have `std::string name, help;`.
 template <class Entry>
 class NamedRegistry {
@@ -18,10 +25,26 @@ class NamedRegistry {
   explicit NamedRegistry(std::string kind) : kind_(std::move(kind)) {}
 
   void add(Entry entry) {
-    KINEMA_CHECK(!entry.name.empty(), kind_, " registered with an empty name");
-    KINEMA_CHECK(!entries_.count(entry.name), kind_, " '", entry.name, "' is registered twice");
+    const std::string& origin = registrationOrigin();
+    KINEMA_CHECK(!entry.name.empty(), kind_, " registered with an empty name (", origin, ")");
+    if (auto it = origins_.find(entry.name); it != origins_.end()) {
+      // Two built-ins with one name is a bug of the build; a plugin taking a name is the user's
+      // input (the plugin path), so it is an InputError naming both files.
+      auto by = [](const std::string& o) { return o == kBuiltinOrigin ? o : "by " + o; };
+      const std::string msg = str(kind_, " '", entry.name, "' registered ", by(origin), " is already registered (",
+                                  by(it->second), "); rename one of them or leave one off the plugin path");
+      if (origin == kBuiltinOrigin) KINEMA_CHECK(false, msg);
+      throw InputError(msg);
+    }
     std::string name = entry.name;
+    origins_.emplace(name, origin);
     entries_.emplace(std::move(name), std::move(entry));
+  }
+  // "built-in" or the absolute path of the plugin that registered `name` (which must be registered).
+  const std::string& origin(const std::string& name) const {
+    auto it = origins_.find(name);
+    KINEMA_CHECK(it != origins_.end(), kind_, " '", name, "' is not registered");
+    return it->second;
   }
   bool has(const std::string& name) const { return entries_.count(name) > 0; }
   // The entry, or an InputError naming the registered ones and the closest.
@@ -54,6 +77,7 @@ class NamedRegistry {
  private:
   std::string kind_;
   std::map<std::string, Entry> entries_;
+  std::map<std::string, std::string> origins_;
 };
 
 // Called once by the app and the test mains: runs every module's and backend's registration
