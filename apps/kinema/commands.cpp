@@ -25,9 +25,28 @@ std::string usage() {
          "  kinema help KEY                           one parameter (e.g. bdem.dt, or dt for every *.dt)\n"
          "  kinema list                               registered modules, backends, solvers\n"
          "  kinema --version\n"
+         "Each command also takes --plugin-path DIR|FILE[:...]: plugins (out-of-tree modules and backends)\n"
+         "to load, as does the environment variable KINEMA_PLUGIN_PATH and a scene's run.plugin_path.\n"
          "Runs under MPI as `mpiexec -n 4 kinema run ...`. Exit status: 0 done, 1 failed, 2 bad input,\n"
          "64 usage, 75 stopped by SIGINT/SIGTERM/SIGUSR1 after a checkpoint (the restart command is\n"
          "printed and in status.yaml).\n";
+}
+
+std::vector<std::string> takePluginPaths(const std::vector<std::string>& args, std::vector<std::string>& paths) {
+  static const std::set<std::string> takesValue{"--set", "--backend", "--output", "--restart"};
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--plugin-path") {
+      paths.push_back(i + 1 < args.size() ? args[++i] : "");
+    } else if (a.rfind("--plugin-path=", 0) == 0) {
+      paths.push_back(a.substr(14));
+    } else {
+      rest.push_back(a);
+      if (takesValue.count(a) && i + 1 < args.size()) rest.push_back(args[++i]);
+    }
+  }
+  return rest;
 }
 
 namespace {
@@ -203,11 +222,15 @@ int cmdHelp(const std::vector<std::string>& args) {
 
 int cmdList() {
   if (MpiContext::worldRank() != 0) return 0;
+  // Where each one comes from: built in, or the plugin file that registered it.
+  auto origin = [](const std::string& o) { return o == kBuiltinOrigin ? " [built-in]" : " [plugin " + o + "]"; };
   std::cout << "modules:\n";
-  for (const auto& [name, e] : run::modules().entries()) std::cout << "  " << name << "  " << e.help << "\n";
+  for (const auto& [name, e] : run::modules().entries())
+    std::cout << "  " << name << "  " << e.help << origin(run::modules().origin(name)) << "\n";
   std::cout << "backends:\n";
   for (const auto& [name, e] : la::backends().entries()) {
-    std::cout << "  " << name << "  " << e.help << (e.distributed ? " [MPI-distributed]" : " [one rank]") << "\n";
+    std::cout << "  " << name << "  " << e.help << (e.distributed ? " [MPI-distributed]" : " [one rank]")
+              << origin(la::backends().origin(name)) << "\n";
   }
   // From the registry entries: no backend is created, so PETSc and Kokkos are not started.
   for (const auto& [name, e] : la::backends().entries()) {

@@ -12,4 +12,9 @@ int cmdHelp(const std::vector<std::string>& args);
 int cmdList();
 std::string usage();
 
+// `args` without its --plugin-path options (`--plugin-path P` or `--plugin-path=P`, before or after
+// the command), whose values are appended to `paths` in order ("" for one given without a value).
+// The values of the options that take one (--set, --backend, --output, --restart) are not looked at.
+std::vector<std::string> takePluginPaths(const std::vector<std::string>& args, std::vector<std::string>& paths);
+
 }  // namespace kinema::app

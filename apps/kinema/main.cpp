@@ -15,11 +15,16 @@
 #include "framework/core/error.hpp"
 #include "framework/core/log.hpp"
 #include "framework/core/mpi_context.hpp"
+#include "framework/core/plugins.hpp"
 #include "framework/core/registry.hpp"
 #include "framework/core/version.hpp"
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
+  // --plugin-path is taken out wherever it stands (before or after the command), so that every
+  // command sees the plugins' modules and backends and parses only its own options.
+  std::vector<std::string> pluginPaths;
+  const std::vector<std::string> args =
+      kinema::app::takePluginPaths(std::vector<std::string>(argv + 1, argv + argc), pluginPaths);
   const std::string program = argc > 0 ? argv[0] : "kinema";
   const bool run = !args.empty() && args[0] == "run";
   kinema::MpiContext mpi(&argc, &argv, run ? kinema::MpiContext::Init::now : kinema::MpiContext::Init::lazy);
@@ -34,12 +39,25 @@ int main(int argc, char** argv) {
       return 0;
     }
     kinema::registerBuiltins();
+    // Plugins before any registry lookup, the same files on every rank: the environment's, then
+    // the command line's (a scene's run.plugin_path is loaded when the scene is read).
+    kinema::plugins::loadFromEnvironment();
+    for (const auto& p : pluginPaths) {
+      if (p.empty())
+        throw kinema::InputError("--plugin-path needs a value: plugin files and directories, colon-separated");
+      kinema::plugins::loadPath(p, "--plugin-path");
+    }
     const std::string cmd = args[0];
     std::vector<std::string> rest(args.begin() + 1, args.end());
     if (cmd == "run") return kinema::app::cmdRun(rest, program);
     if (cmd == "check") return kinema::app::cmdCheck(rest);
     if (cmd == "help") return kinema::app::cmdHelp(rest);
-    if (cmd == "list") return kinema::app::cmdList();
+    if (cmd == "list") {
+      if (!rest.empty())
+        throw kinema::InputError(
+            kinema::str("kinema list takes no arguments besides --plugin-path; got '", rest[0], "'"));
+      return kinema::app::cmdList();
+    }
     kinema::log::error("unknown command '", cmd, "'\n", kinema::app::usage());
     return 64;
   } catch (const kinema::InputError& e) {

@@ -1,5 +1,8 @@
 #include "framework/run/scene.hpp"
 
+#include <filesystem>
+
+#include "framework/core/plugins.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/la/linear_solver_params.hpp"
 #include "framework/run/module.hpp"
@@ -41,6 +44,11 @@ void declareFrameworkParams(ParamSchema& schema) {
                 "for testing restart workflows");
   schema.addReal("run.progress_seconds", 5.0, Range::positive(),
                  "print a progress line on rank 0 at most this often");
+  schema.addString("run.plugin_path", "",
+                   "plugins to load before the module is looked up: files, or directories whose "
+                   "libkinema_module_*.so and libkinema_backend_*.so are all loaded, colon-separated, relative "
+                   "to the scene file; in addition to KINEMA_PLUGIN_PATH and --plugin-path "
+                   "(docs/user-guide.md, Plugins)");
   schema.addChoice("run.log_level", "info", {"quiet", "error", "warn", "info", "debug"},
                    "how much the run prints");
   schema.addBool("run.log_all_ranks", false, "every rank prints its own log lines, not just rank 0");
@@ -61,6 +69,15 @@ Config loadScene(const SceneOptions& options, ParamSchema& schema) {
   if (options.output) config.setString("output.directory", *options.output, "--output " + *options.output);
   if (options.restart) config.setString("run.restart", *options.restart, "--restart " + *options.restart);
   if (options.overwrite) config.setValue("output.overwrite", "true", "--overwrite");
+
+  // The scene's plugins first: its module (or backend) may be one of theirs. Read raw, before
+  // validation, since the schema to validate against depends on what they register.
+  if (auto plugins = config.rawScalar("run.plugin_path"); plugins && !plugins->empty()) {
+    std::error_code ec;
+    const std::filesystem::path scene(config.source());
+    const std::string base = std::filesystem::is_regular_file(scene, ec) ? scene.parent_path().string() : "";
+    plugins::loadPath(*plugins, config.where("run.plugin_path") + ": run.plugin_path", base);
+  }
 
   auto module = config.rawScalar("module");
   if (!module) {
