@@ -224,6 +224,9 @@ void Config::validate(const ParamSchema& schema) {
         auto r = parseReal(v.Scalar());
         if (!r) return fail(at, key, "expected a real number, got " + shown(v));
         if (std::isnan(*r)) return fail(at, key, "is NaN");
+        if (std::isinf(*r) && spec.infinity.empty())
+          return fail(at, key, v.Scalar() + " is infinite; this key takes finite values only (range " +
+                                   (spec.range.describe().empty() ? "any finite" : spec.range.describe()) + ")");
         if (!spec.range.contains(*r))
           return fail(at, key, v.Scalar() + " is out of range " + spec.range.describe());
         values[key] = *r;
@@ -252,6 +255,7 @@ void Config::validate(const ParamSchema& schema) {
         for (const auto& e : v) {
           auto r = e.IsScalar() ? parseReal(e.Scalar()) : std::nullopt;
           if (!r || std::isnan(*r)) return fail(at, key, "list entry " + shown(e) + " is not a real number");
+          if (std::isinf(*r)) return fail(at, key, "list entry " + shown(e) + " is infinite; entries must be finite");
           out.push_back(*r);
         }
         if (spec.listSize >= 0 && static_cast<int>(out.size()) != spec.listSize)
@@ -266,6 +270,9 @@ void Config::validate(const ParamSchema& schema) {
 
   std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& node,
                                                                           const std::string& path) {
+    // yaml-cpp keeps every pair of a map, a repeated key included; lookups would see only one of
+    // them, so a repeated key or section is an error naming both places.
+    std::map<std::string, std::string> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
       if (!it->first.IsScalar()) {
         errors.push_back(locate(path, it->first) + ": " + (path.empty() ? "<top>" : path) +
@@ -273,6 +280,11 @@ void Config::validate(const ParamSchema& schema) {
         continue;
       }
       const std::string full = path.empty() ? it->first.Scalar() : path + "." + it->first.Scalar();
+      const std::string here = locate(full, it->first);
+      if (auto [prev, fresh] = seen.emplace(it->first.Scalar(), here); !fresh) {
+        fail(here, full, "is given twice (first at " + prev->second + "); give each key once");
+        continue;
+      }
       // A copy (a shared handle): it->second lives in the iterator's temporary proxy, so a
       // reference to it dangles once this statement ends (ASan: stack use after scope).
       const YAML::Node v = it->second;

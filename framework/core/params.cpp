@@ -71,6 +71,10 @@ std::string ParamSpec::rangeString() const {
     for (std::size_t i = 0; i < choices.size(); ++i) s += (i ? "|" : "") + choices[i];
     return s;
   }
+  if (type == ParamType::real && !infinity.empty()) {
+    const std::string r = range.describe();
+    return r + (r.empty() ? "" : "; ") + ".inf: " + infinity;
+  }
   if (type == ParamType::integer || type == ParamType::real) return range.describe();
   if (type == ParamType::realList && listSize >= 0) return std::to_string(listSize) + " values";
   return "";

@@ -45,6 +45,14 @@ struct ParamSpec {
   int listSize = -1;                 // for realList: required length, -1 = any
   bool required = false;
   std::string help;
+  // What an infinite value means for this key (e.g. "unbreakable"); empty: infinity is refused
+  // even where the range is unbounded, so `.inf` or an overflowing 1e999 never reaches a module.
+  std::string infinity;
+
+  ParamSpec& infiniteMeans(std::string meaning) {
+    infinity = std::move(meaning);
+    return *this;
+  }
 
   std::string defaultString() const;
   std::string rangeString() const;  // range or choices, "" if unconstrained

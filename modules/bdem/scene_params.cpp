@@ -83,9 +83,11 @@ void declareSceneParams(ParamSchema& s, const std::string& prefix) {
   s.addReal(p + ".material.nu", 0.3, Range::open(-1.0, 0.5), "Poisson ratio, G = E / (2 (1 + nu)) (unset: generator's)");
   s.addReal(p + ".material.density", 1000, Range::positive(), "density [kg/m^3] (unset: the generator's value)");
   s.addReal(p + ".material.sigma_c", 3e4, Range::positive(),
-            "tensile strength sigma_c [Pa], Eq. 12; .inf: unbreakable (unset: the generator's value)");
+            "tensile strength sigma_c [Pa], Eq. 12; .inf: unbreakable (unset: the generator's value)")
+      .infiniteMeans("unbreakable");
   s.addReal(p + ".material.tau_c", 3e4, Range::positive(),
-            "shear strength tau_c [Pa], Eq. 13; .inf: unbreakable (unset: the generator's value)");
+            "shear strength tau_c [Pa], Eq. 13; .inf: unbreakable (unset: the generator's value)")
+      .infiniteMeans("unbreakable");
   s.addChoice(p + ".material.calibration", "lattice", {"lattice", "none"},
               "lattice: bond stiffnesses, strengths and particle masses scaled so that the packing shows the "
               "given E (along x and z within 2.6 %) and density (docs/modules/bdem.md, Calibrated material); "

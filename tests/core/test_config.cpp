@@ -21,6 +21,8 @@ ParamSchema demoSchema() {
   s.addChoice("poisson.solution", "exponential", {"exponential", "sine"}, "solution");
   s.addRealList("gravity", {0, 0, -9.81}, 3, "gravity vector");
   s.addTree("backend.petsc", "native PETSc options");
+  s.addReal("strength", 1.0, Range::positive(), "breaking strength").infiniteMeans("unbreakable");
+  s.addReal("speed", 1.0, Range::atLeast(0), "initial speed");
   return s;
 }
 
@@ -180,4 +182,30 @@ TEST(Config, ReadingUndeclaredOrMistypedKeyIsAProgrammingError) {
   c.validate(schema);
   EXPECT_THROW(c.getInt("poisson.m"), Error);
   EXPECT_THROW(c.getReal("poisson.n"), Error);
+}
+
+// A repeated key or section would be read as only one of its values (yaml-cpp keeps both pairs):
+// both places are named.
+TEST(Config, RepeatedKeyIsAnErrorNamingBothLines) {
+  const std::string e = errorOf("module: poisson\npoisson:\n  n: 8\n  n: 32\n");
+  EXPECT_NE(e.find("scene.yaml:4: poisson.n: is given twice (first at scene.yaml:3)"), std::string::npos) << e;
+}
+
+TEST(Config, RepeatedSectionIsAnErrorNamingBothLines) {
+  const std::string e = errorOf("module: poisson\npoisson:\n  n: 8\noutput:\n  overwrite: true\npoisson:\n  solution: sine\n");
+  EXPECT_NE(e.find("scene.yaml:6: poisson: is given twice (first at scene.yaml:2)"), std::string::npos) << e;
+}
+
+// Infinity passes only where the key says what it means.
+TEST(Config, InfinityOnlyWhereItMeansSomething) {
+  EXPECT_EQ(errorOf("module: poisson\nstrength: .inf\n"), "");
+  const std::string e = errorOf("module: poisson\nspeed: .inf\n");
+  EXPECT_NE(e.find("scene.yaml:2: speed: .inf is infinite; this key takes finite values only (range >= 0)"),
+            std::string::npos) << e;
+  const std::string big = errorOf("module: poisson\n", {"speed=1e999"});
+  EXPECT_NE(big.find("is infinite"), std::string::npos) << big;
+  const std::string list = errorOf("module: poisson\ngravity: [0, 0, -.inf]\n");
+  EXPECT_NE(list.find("gravity: list entry '-.inf' is infinite"), std::string::npos) << list;
+  ParamSchema schema = demoSchema();
+  EXPECT_NE(schema.describe("strength").find(".inf: unbreakable"), std::string::npos) << schema.describe("strength");
 }
