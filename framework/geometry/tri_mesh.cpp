@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <numbers>
@@ -79,7 +80,15 @@ double TriMesh::volume() const {
 }
 
 void TriMesh::transform(double scale, const Vec3d& translation) {
-  for (Vec3d& v : vertices) v = scale * v + translation;
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    Vec3d& v = vertices[i];
+    const Vec3d before = v;
+    v = scale * v + translation;
+    if (!(v.cwiseAbs().maxCoeff() <= kMaxCoordinate))
+      throw InputError(str(source, ": vertex ", i + 1, " (", before.transpose(), ") scaled by ", scale,
+                           " and translated by (", translation.transpose(), ") lands at (", v.transpose(),
+                           "), beyond the +-", kMaxCoordinate, " a mesh coordinate may have; check the scale"));
+  }
 }
 
 TriMesh parseObj(const std::string& text, const std::string& sourceName) {
@@ -106,6 +115,9 @@ TriMesh parseObj(const std::string& text, const std::string& sourceName) {
       for (int k = 0; k < 3; ++k)
         if (!parseReal(tok[static_cast<std::size_t>(k) + 1], p[k]))
           fail(str("vertex coordinate '", tok[static_cast<std::size_t>(k) + 1], "' is not a finite number"));
+      if (p.cwiseAbs().maxCoeff() > kMaxCoordinate)
+        fail(str("vertex coordinate ", p.cwiseAbs().maxCoeff(), " is beyond the +-", kMaxCoordinate,
+                 " a mesh coordinate may have"));
       mesh.vertices.push_back(p);
     } else if (tok[0] == "f") {
       if (tok.size() < 4) fail(str("face line needs at least 3 corners, got ", tok.size() - 1, ": '", line, "'"));
@@ -195,6 +207,9 @@ void checkClosed(const TriMesh& mesh) { checkFaces(mesh, true); }
 void checkSurface(const TriMesh& mesh) { checkFaces(mesh, false); }
 
 TriMesh readObj(const std::string& path, bool requireClosed) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(str(path, ": no such OBJ file"));
+  if (std::filesystem::is_directory(path, ec)) throw InputError(str(path, ": is a directory, not an OBJ file"));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(str(path, ": cannot open the OBJ file"));
   std::ostringstream buf;

@@ -20,6 +20,11 @@
 
 namespace kinema::geometry {
 
+// The largest coordinate magnitude a mesh may have, in the file or after transform(): products of
+// three coordinates (volumes, areas squared) stay finite, so a too-large mesh is named as such
+// instead of surfacing as a "degenerate" face. Far beyond any physical scene in any unit.
+inline constexpr double kMaxCoordinate = 1e75;
+
 struct TriMesh {
   std::vector<Eigen::Vector3d> vertices;
   std::vector<Eigen::Vector3i> faces;  // 0-based vertex indices
@@ -32,7 +37,8 @@ struct TriMesh {
   bool inside(const Eigen::Vector3d& x) const;
   // Signed volume (divergence theorem); positive for outward-oriented faces.
   double volume() const;
-  // Scales about the origin, then translates.
+  // Scales about the origin, then translates. InputError naming the source, the scale and the first
+  // vertex that lands beyond kMaxCoordinate (or on a NaN).
   void transform(double scale, const Eigen::Vector3d& translation);
 };
 

@@ -307,10 +307,19 @@ System buildChocolateBar(const ChocolateBarOptions& o) {
          str("particle diameter ", 2 * o.radius, " exceeds the smallest side of the bar"));
     need(o.piecesX >= 1, "chocolate_bar.pieces_x", "must be >= 1");
     need(o.piecesY >= 1, "chocolate_bar.pieces_y", "must be >= 1");
+    // A piece narrower than a particle cannot be packed: say so on the piece count, before the
+    // groove check below would blame the groove for it.
+    need(o.length / o.piecesX >= 2 * o.radius, "chocolate_bar.pieces_x",
+         str(o.piecesX, " pieces along the length ", o.length, " are ", o.length / o.piecesX,
+             " wide, narrower than a particle diameter ", 2 * o.radius));
+    need(o.width / o.piecesY >= 2 * o.radius, "chocolate_bar.pieces_y",
+         str(o.piecesY, " pieces along the width ", o.width, " are ", o.width / o.piecesY,
+             " wide, narrower than a particle diameter ", 2 * o.radius));
     need(o.grooveDepth >= 0 && o.grooveDepth < o.thickness, "chocolate_bar.groove_depth",
          str("must be in [0, thickness), got ", o.grooveDepth));
-    need(o.grooveHalfWidth > 0 && 2 * o.grooveHalfWidth < std::min(o.length / o.piecesX, o.width / o.piecesY),
-         "chocolate_bar.groove_half_width", "must be positive and smaller than half a piece");
+    const double piece = std::min(o.length / o.piecesX, o.width / o.piecesY);
+    need(o.grooveHalfWidth > 0 && 2 * o.grooveHalfWidth < piece, "chocolate_bar.groove_half_width",
+         str("must be positive and smaller than half a piece (", piece / 2, "), got ", o.grooveHalfWidth));
     packInto(S, chocolateBarSolid(o), o.body, o.radius, "chocolate_bar.radius");
   } else {
     needPositive(o.meshScale, "chocolate_bar.mesh_scale");

@@ -406,6 +406,12 @@ TEST(BdemScenes, BadArgumentsNameTheKey) {
   EXPECT_NE(msg.find("nowhere.obj"), std::string::npos) << msg;
   msg = test::messageOf<InputError>([] { build("bdem: {scene: {generator: plate_drop, plate_drop: {radius: 0.02}}}"); });
   EXPECT_NE(msg.find("bdem.scene.plate_drop.radius"), std::string::npos) << msg;
+  // Too many pieces: the piece count is blamed, not the groove that no longer fits.
+  msg = test::messageOf<InputError>(
+      [] { build("bdem: {scene: {generator: chocolate_bar, chocolate_bar: {pieces_x: 1000000000}}}"); });
+  EXPECT_NE(msg.find("bdem.scene.chocolate_bar.pieces_x"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("narrower than a particle diameter"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("groove_half_width"), std::string::npos) << msg;
 }
 
 TEST(BdemScenes, ThreePointBendingResolutionsShareTheGeometry) {
