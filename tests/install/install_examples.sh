@@ -7,7 +7,8 @@
 #   3. docs/examples/mprgp_box and docs/examples/heat1d configured with find_package(Kinema) against
 #      the prefix (CMAKE_PREFIX_PATH) and built
 #   4. mprgp_box's own checks pass (eigen and petsc backends)
-#   5. the installed `kinema list` with KINEMA_PLUGIN_PATH shows the heat1d plugin and its path
+#   5. the installed `kinema list` with KINEMA_PLUGIN_PATH shows the heat1d plugin and its path,
+#      `kinema help heat1d` its parameters; the example's own ctest runs its scene (Kinema::cli)
 #   6. the installed `kinema run` runs the plugin's scene: completed, frames, diagnostics,
 #      checkpoints; a run stopped by a failure restarts from its checkpoint to the same last row
 # Every check that cannot be made fails the test. Files are removed on success, kept on failure.
@@ -109,6 +110,15 @@ real=$(realpath "$plugin")
 grep 'heat1d' "$tmp/list.txt" | grep -qF "$real" || grep -qF "$real" "$tmp/list.txt" ||
   fail "kinema list does not show where heat1d came from ($real)"
 grep -q 'poisson' "$tmp/list.txt" || fail "kinema list with a plugin lost the built-in poisson module"
+
+KINEMA_PLUGIN_PATH=$plugin "$prefix/bin/kinema" help heat1d > "$tmp/help.txt" 2>&1 ||
+  { cat "$tmp/help.txt"; fail "kinema help heat1d"; }
+grep -q 'heat1d.dt' "$tmp/help.txt" || fail "kinema help heat1d does not show heat1d.dt"
+
+step "ctest in the heat1d example (Kinema::cli runs its scene)"
+(cd "$tmp/heat1d" && "$(dirname "$cmake")/ctest" --output-on-failure > "$tmp/heat1d.ctest.log" 2>&1) ||
+  { cat "$tmp/heat1d.ctest.log"; fail "ctest of docs/examples/heat1d"; }
+grep -q '^state: "completed"' "$tmp/heat1d/heat1d_out/status.yaml" || fail "heat1d ctest: run not completed"
 
 scene=$src/docs/examples/heat1d/scenes/heat1d.yaml
 steps=$(sed -n 's/^  steps: *\([0-9]*\).*/\1/p' "$scene")
