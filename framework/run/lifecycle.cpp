@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "framework/core/error.hpp"
+#include "framework/core/plugins.hpp"
 
 namespace fs = std::filesystem;
 
@@ -180,6 +181,15 @@ std::string restartCommand(const SceneOptions& options, const Config& config, co
   if (options.backend) {
     words.push_back("--backend");
     words.push_back(*options.backend);
+  }
+  // Every plugin this run loaded, by absolute path, wherever it came from (--plugin-path, the
+  // environment, the scene): the command then works from any shell; one loaded again through the
+  // environment or the scene is skipped, not an error.
+  if (!plugins::loaded().empty()) {
+    std::string all;
+    for (const auto& f : plugins::loaded()) all += (all.empty() ? "" : ":") + f;
+    words.push_back("--plugin-path");
+    words.push_back(all);
   }
   for (const auto& s : options.sets) {
     const std::string key = keyOf(s);

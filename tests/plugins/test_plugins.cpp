@@ -170,6 +170,23 @@ TEST(PluginsCli, RunsASceneWithFramesAndCheckpoints) {
   EXPECT_TRUE(has(missing, "unknown module 'plugin_demo'")) << missing.output;
 }
 
+// The restart command of a failed run names the plugin file, so that it works from a shell that
+// has neither --plugin-path nor KINEMA_PLUGIN_PATH.
+TEST(PluginsCli, RestartCommandNamesThePlugin) {
+  const std::string dir = absoluteDir("plugins_restart");
+  const std::string scene = writeScene(dir, "demo.yaml", "module: plugin_demo\nplugin_demo: {steps: 4, speed: 0.5}\n");
+  const std::string plugin = fs::canonical(PLUGIN_DEMO).string();
+  const Result r = sh("env -u KINEMA_PLUGIN_PATH " + kinemaCmd("run " + scene + " --plugin-path " + PLUGIN_DEMO +
+                                                               " --output " + dir + "/out --set run.checkpoint_every=1"
+                                                               " --set run.fail_at_step=3"));
+  ASSERT_EQ(r.status, 1) << r.output;
+  const std::string command = readStatus(dir + "/out")["restart"];
+  EXPECT_NE(command.find("--plugin-path " + plugin), std::string::npos) << command;
+  const Result again = sh("env -u KINEMA_PLUGIN_PATH " + command);
+  ASSERT_EQ(again.status, 0) << command << "\n" << again.output;
+  EXPECT_EQ(kinema::test::csvColumn(dir + "/out", "x"), (std::vector<double>{0.5, 1.0, 1.5, 2.0}));
+}
+
 #ifdef KINEMA_MPIEXEC
 TEST(PluginsCli, EveryRankLoadsIt) {
   if (std::string(KINEMA_MPIEXEC).empty()) GTEST_SKIP() << "no mpiexec";
