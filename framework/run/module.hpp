@@ -2,9 +2,13 @@
 // Module: one paper's method (or the Poisson example) behind the interface the runner drives.
 // A module declares its parameters once, builds its state on whatever backend it is given,
 // advances step by step, writes frames, and saves / restores checkpoints. See docs/writing-a-module.md.
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "framework/core/comm.hpp"
 #include "framework/core/config.hpp"
@@ -23,6 +27,34 @@ struct RunContext {
   la::Backend& backend;
   Comm comm;
   std::string outputDir;
+};
+
+// Named arrays of a module's current state, for library users who look at a run between steps
+// (the Python bindings' Simulation.state()). Each array holds this rank's rows (the same rows the
+// rank writes to a frame), `components` values per row, row-major; integer fields (ids, flags)
+// stay integers. Usual names: positions (rows x 3), velocities, and the module's frame fields.
+struct StateArray {
+  int components = 1;
+  bool integer = false;
+  std::vector<double> real;          // when !integer
+  std::vector<std::int64_t> ints;    // when integer
+};
+
+class StateArrays {
+ public:
+  void add(const std::string& name, std::span<const double> values, int components = 1) {
+    StateArray& a = arrays_[name];
+    a = StateArray{components, false, {values.begin(), values.end()}, {}};
+  }
+  void add(const std::string& name, std::span<const std::int64_t> values, int components = 1) {
+    StateArray& a = arrays_[name];
+    a = StateArray{components, true, {}, {values.begin(), values.end()}};
+  }
+  void addScalar(const std::string& name, double value) { add(name, std::span<const double>(&value, 1)); }
+  const std::map<std::string, StateArray>& arrays() const { return arrays_; }
+
+ private:
+  std::map<std::string, StateArray> arrays_;
 };
 
 class Module {
@@ -55,6 +87,10 @@ class Module {
   // Everything needed to continue after the last completed step.
   virtual void saveCheckpoint(RunContext& ctx, io::CheckpointWriter& out) const = 0;
   virtual void loadCheckpoint(RunContext& ctx, const io::CheckpointReader& in) = 0;
+  // The current state as named arrays (StateArrays above): each rank gives its
+  // own rows. Collective (every rank calls it, so a module may gather). The default gives nothing;
+  // every built-in module overrides it.
+  virtual void exportState(StateArrays& /*out*/) const {}
   // A few lines for the end of the run (results a user wants to see without opening files).
   virtual std::string summary() const { return ""; }
 };

@@ -1,0 +1,363 @@
+#include "framework/run/session.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "framework/core/log.hpp"
+#include "framework/core/timer.hpp"
+#include "framework/la/linear_solver_params.hpp"
+#include "framework/run/restart_guard.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kinema::run {
+
+namespace {
+
+std::string checkpointName(long step) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "checkpoint_%06ld.h5", step);
+  return buf;
+}
+
+bool due(long step, long total, long every) {
+  if (step == total) return true;
+  return every > 0 && step % every == 0;
+}
+
+// The checkpoints checkpoint_NNNNNN.h5 of `dir` before step `before`, by step.
+std::vector<std::string> earlierCheckpoints(const std::string& dir, long before) {
+  std::vector<std::pair<long, std::string>> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    long step = -1;
+    char tail[8] = {0};
+    if (std::sscanf(name.c_str(), "checkpoint_%ld.%3s", &step, tail) == 2 && std::string(tail) == "h5" &&
+        name == checkpointName(step) && step < before)
+      found.emplace_back(step, entry.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> paths;
+  for (auto& f : found) paths.push_back(f.second);
+  return paths;
+}
+
+// `--restart latest`: the newest checkpoint of the output directory, chosen on rank 0.
+std::string resolveLatest(const Config& config, const Comm& comm) {
+  const std::string dir = outputDirectoryFor(config);
+  std::string path = comm.isRoot() ? latestCheckpoint(dir) : "";
+  path = comm.broadcast(path);
+  if (path.empty())
+    throw InputError(config.where("run.restart") + ": run.restart: latest: no checkpoint in " + dir +
+                     "/checkpoints (is --output the directory of the run to continue?)");
+  return path;
+}
+
+// loadScene (scene.cpp) for a scene given as text: the same overrides and checks in the same order.
+Config loadSceneText(const std::string& text, const std::string& sourceName, const SceneOptions& options,
+                     ParamSchema& schema) {
+  Config config = Config::fromString(text, sourceName);
+  config.expandShorthand("backend", "name");
+  for (const auto& s : options.sets) config.set(s);
+  if (options.backend) config.setString("backend.name", *options.backend, "--backend " + *options.backend);
+  if (options.output) config.setString("output.directory", *options.output, "--output " + *options.output);
+  if (options.restart) config.setString("run.restart", *options.restart, "--restart " + *options.restart);
+  if (options.overwrite) config.setValue("output.overwrite", "true", "--overwrite");
+  auto module = config.rawScalar("module");
+  if (!module) {
+    std::string at = config.where("module");
+    throw InputError((at.empty() ? sourceName : at) + ": module: missing required key; one of: " +
+                     modules().joinedNames());
+  }
+  try {
+    schema = schemaFor(*module);
+  } catch (InputError& e) {
+    throw InputError(config.where("module") + ": module: " + e.message());
+  }
+  config.validate(schema);
+  la::checkLinearSolverChoices(config, schema);
+  return config;
+}
+
+}  // namespace
+
+Session::Session(const SceneOptions& options, bool catchSignals) : comm_(Comm::world()), options_(options) {
+  config_.emplace(loadScene(options_, schema_));
+  start(catchSignals);
+}
+
+Session::Session(const SceneOptions& options, const std::string& sceneText, const std::string& sourceName,
+                 bool catchSignals)
+    : comm_(Comm::world()), options_(options) {
+  options_.path = sourceName;
+  config_.emplace(loadSceneText(sceneText, sourceName, options_, schema_));
+  start(catchSignals);
+}
+
+void Session::start(bool catchSignals) {
+  const Config& config = *config_;
+  log::setLevel(log::parseLevel(config.getString("run.log_level")));
+  log::setAllRanks(config.getBool("run.log_all_ranks"));
+
+  moduleName_ = config.getString("module");
+  restartAllowList(config, schema_);  // a bad run.restart_allow entry is an error in any run, not only a restart
+  backend_ = la::createBackend(config);
+  module_ = modules().get(moduleName_).make();
+
+  restartPath_ = config.getString("run.restart");
+  if (restartPath_ == "latest") restartPath_ = resolveLatest(config, comm_);
+  restart_ = !restartPath_.empty();
+  if (restart_ && !fs::exists(restartPath_))
+    throw InputError(config.where("run.restart") + ": run.restart: no such checkpoint file '" + restartPath_ +
+                     "'");
+
+  // The checkpoint is opened (its checksums verified) and its fingerprint compared with the scene
+  // before the module's setup, so a corrupted or mismatched checkpoint costs nothing.
+  std::optional<io::CheckpointReader> in;
+  if (restart_) {
+    in.emplace(restartPath_, comm_);
+    std::string stored = in->readString("runner_module");
+    if (stored != moduleName_)
+      throw InputError(restartPath_ + ": a checkpoint of module '" + stored + "', not '" + moduleName_ + "'");
+    checkFingerprint(*in, config, schema_);
+    startStep_ = in->readInt("runner_step");
+  }
+
+  result_.outputDir = outputDirectoryFor(config);
+  ctx_ = std::make_unique<RunContext>(RunContext{config, *backend_, comm_, result_.outputDir});
+
+  log::info("kinema: module ", moduleName_, " on backend ", backend_->name(), ", ", comm_.size(),
+            comm_.size() == 1 ? " rank" : " ranks", ", scene ", config.source());
+  {
+    ScopedTimer t("setup");
+    module_->setup(*ctx_);  // may still reject the scene (InputError): nothing is written yet
+  }
+
+  long keepFrames = -1, keepRows = -1;
+  if (restart_) {
+    if (startStep_ >= module_->totalSteps())
+      throw InputError(str("run.restart: checkpoint ", restartPath_, " is after step ", startStep_,
+                           ", and this scene ends at step ", module_->totalSteps(),
+                           ": nothing left to run; raise the step count or end time to continue the run "
+                           "(they may change on restart)"));
+    keepFrames = in->readInt("runner_frames");
+    keepRows = in->readInt("runner_rows");
+    module_->loadCheckpoint(*ctx_, *in);
+    in.reset();
+    log::info("restarting from ", restartPath_, " after step ", startStep_);
+  }
+
+  // From here on SIGINT, SIGTERM and SIGUSR1 stop the run at the next step boundary (with a
+  // checkpoint and a restart command) instead of killing it; before, nothing has been written.
+  if (catchSignals) this->catchSignals(true);
+  out_ = std::make_unique<OutputDir>(result_.outputDir, comm_, config.getBool("output.overwrite"), restart_);
+  out_->writeText("config.resolved.yaml", config.resolvedYaml());
+
+  total_ = module_->totalSteps();
+  fingerprint_ = fingerprintText(resolvedValues(config, schema_));
+  status_ = {{"state", "running"},
+             {"module", moduleName_},
+             {"backend", backend_->name()},
+             {"scene", config.source()},
+             {"ranks", std::to_string(comm_.size())},
+             {"total_steps", std::to_string(total_)},
+             {"pid", std::to_string(::getpid())}};
+  if (restart_) status_["restarted_from"] = restartPath_;
+  out_->writeStatus(status_);
+
+  frames_ = std::make_unique<io::FrameWriter>(out_->path(), "frames", comm_, restart_, keepFrames);
+  diagnostics_ = std::make_unique<io::Diagnostics>(out_->file("diagnostics.csv"), comm_, restart_, keepRows);
+  // On a restart, the earlier segments' checkpoints before the restart step count too (issue 22).
+  if (restart_) {
+    checkpoints_ = comm_.isRoot() ? earlierCheckpoints(out_->checkpointDir(), startStep_) : std::vector<std::string>{};
+    std::error_code ec;
+    restartInDir_ = fs::equivalent(fs::path(restartPath_).parent_path(), out_->checkpointDir(), ec);
+    checkpoints_.push_back(restartPath_);
+  }
+  frameEvery_ = config.getInt("output.frame_every");
+  keep_ = config.getInt("run.checkpoint_keep");
+  failAt_ = config.getInt("run.fail_at_step");
+  schedule_ = std::make_unique<CheckpointSchedule>(config.getInt("run.checkpoint_every"),
+                                                   config.getReal("run.checkpoint_wall"), wallTime());
+  step_ = startStep_;
+  progress_ = std::make_unique<Progress>(total_, config.getReal("run.progress_seconds"));
+  progress_->startAt(startStep_);  // after a restart: this segment's rate, the steps really left
+}
+
+Session::~Session() {
+  // A session dropped without close() (an exception in the caller) still closes its files; it
+  // must not throw from here.
+  try {
+    if (!finished_ && out_ && frames_ && diagnostics_) finish();
+  } catch (...) {
+  }
+}
+
+void Session::catchSignals(bool on) {
+  if (on && !signals_) signals_.emplace();
+  if (!on) signals_.reset();
+}
+
+bool Session::done() const { return step_ >= total_ || module_->finished(); }
+
+void Session::fail(Error& e) {
+  std::string last = checkpoints_.empty() ? "" : checkpoints_.back();
+  const std::string command = restartCommand(options_, *config_, result_.outputDir, last, comm_.size());
+  std::string hint = last.empty() ? "no checkpoint was written; run again from the start with: " + command
+                                  : "restart from the last checkpoint with: " + command;
+  e.addContext(str("the run stopped during step ", step_, " of ", total_, "; the output so far (",
+                   frames_->frames(), " frames, ", diagnostics_->rows().size(), " diagnostics rows) is in ",
+                   out_->path()));
+  e.addContext(hint);
+  status_["state"] = "failed";
+  status_["failed_step"] = std::to_string(step_);
+  status_["message"] = e.message();
+  status_["last_checkpoint"] = last;
+  status_["restart"] = command;
+  out_->writeStatus(status_);
+  finished_ = true;  // nothing more to write: status.yaml says failed
+}
+
+void Session::step() {
+  KINEMA_CHECK(!finished_, "Session::step after the run ended");
+  if (done()) return;
+  try {
+    ++step_;
+    if (step_ == failAt_) throw Error(str("run.fail_at_step = ", failAt_, ": rehearsed failure"));
+    double t0 = wallTime();
+    io::Diagnostics::Row row;
+    row.emplace_back("step", static_cast<double>(step_));
+    row.emplace_back("time", 0.0);
+    {
+      ScopedTimer t("step");
+      module_->step(*ctx_, row);
+    }
+    row[1].second = module_->time();
+    row.emplace_back("wall_seconds", comm_.max(wallTime() - t0));
+    diagnostics_->addRow(row);
+    const bool last = done();
+    if (last || due(step_, total_, frameEvery_)) {
+      ScopedTimer t("output");
+      module_->writeFrame(*ctx_, *frames_);
+    }
+    // One allreduce per step: every rank learns whether any rank was signalled, and the
+    // wall-time schedule is rank 0's, so all ranks stop and checkpoint after the same step.
+    const double now = wallTime();
+    const std::int64_t local = static_cast<std::int64_t>(StopSignals::received()) * 2 +
+                               (comm_.isRoot() && schedule_->due(step_, now) ? 1 : 0);
+    const std::int64_t agreed = comm_.max(local);
+    stopSignal_ = static_cast<int>(agreed / 2);
+    const bool stop = stopSignal_ != 0 && !last;
+    if (last || stop || agreed % 2 == 1) writeCheckpoint();
+    progress_->update(step_, module_->time(), module_->progressHint());
+  } catch (Error& e) {
+    fail(e);
+    throw;
+  }
+}
+
+void Session::writeCheckpoint() {
+  ScopedTimer t("checkpoint");
+  const double started = wallTime();
+  module_->prepareCheckpoint(*ctx_);
+  diagnostics_->writeTo(frames_->file(), "/diagnostics");
+  std::string path = out_->checkpointDir() + "/" + checkpointName(step_);
+  io::CheckpointWriter cp(path, comm_);
+  cp.writeString("runner_module", moduleName_);
+  cp.writeInt("runner_step", step_);
+  cp.writeReal("runner_time", module_->time());
+  cp.writeInt("runner_frames", frames_->frames());
+  cp.writeInt("runner_rows", static_cast<std::int64_t>(diagnostics_->rows().size()));
+  cp.writeString("runner_config", config_->resolvedYaml());
+  cp.writeString(kFingerprintName, fingerprint_);
+  module_->saveCheckpoint(*ctx_, cp);
+  cp.commit();
+  checkpoints_.push_back(path);
+  result_.lastCheckpoint = path;
+  while (static_cast<long>(checkpoints_.size()) > keep_) {
+    // A checkpoint outside this run's directory (the user's copy) is never removed.
+    if (comm_.isRoot() && (restartInDir_ || checkpoints_.front() != restartPath_)) {
+      std::error_code ec;
+      fs::remove(checkpoints_.front(), ec);
+    }
+    checkpoints_.erase(checkpoints_.begin());
+  }
+  schedule_->written(started, wallTime());  // rank 0's clock decides
+  status_["last_checkpoint"] = path;  // a run killed outright still names its last checkpoint
+  status_["last_checkpoint_step"] = std::to_string(step_);
+  out_->writeStatus(status_);
+}
+
+RunResult Session::finish() {
+  if (finished_) return result_;
+  try {
+    diagnostics_->writeTo(frames_->file(), "/diagnostics");
+  } catch (Error& e) {
+    fail(e);
+    throw;
+  }
+  finished_ = true;
+  signals_.reset();
+  result_.stepsCompleted = step_;
+
+  if (stopped()) {
+    result_.interrupted = true;
+    result_.signal = stopSignal_;
+    result_.restartCommand = restartCommand(options_, *config_, result_.outputDir, result_.lastCheckpoint, comm_.size());
+    status_["state"] = "interrupted";
+    status_["signal"] = signalName(stopSignal_);
+    status_["steps_completed"] = std::to_string(step_);
+    status_["last_checkpoint"] = result_.lastCheckpoint;
+    status_["restart"] = result_.restartCommand;
+    out_->writeStatus(status_);
+    log::info("output so far: ", frames_->xdmfPath(), " (", frames_->frames(), " frames), ", diagnostics_->csvPath());
+    log::info("timings (over ranks):\n", timers::summary(comm_));
+    log::warn(signalName(stopSignal_), ": stopped after step ", step_, " of ", total_, "; checkpoint ",
+              result_.lastCheckpoint, "\ncontinue the run with:\n  ", result_.restartCommand);
+    return result_;
+  }
+
+  // A library caller may end a run before its last step (the CLI never does).
+  status_["state"] = done() ? "completed" : "stopped";
+  status_["steps_completed"] = std::to_string(step_);
+  status_["last_checkpoint"] = result_.lastCheckpoint;
+  out_->writeStatus(status_);
+
+  std::string summary = module_->summary();
+  if (!summary.empty()) log::info(summary);
+  log::info("output: ", frames_->xdmfPath(), " (", frames_->frames(), " frames), ", diagnostics_->csvPath(),
+            ", ", out_->file("config.resolved.yaml"));
+  std::string timing = timers::summary(comm_);
+  log::info("timings (over ranks):\n", timing);
+  return result_;
+}
+
+void Session::close() {
+  if (closed_) return;
+  closed_ = true;
+  try {
+    finish();
+  } catch (...) {
+    frames_.reset();
+    diagnostics_.reset();
+    comm_.barrier();
+    throw;
+  }
+  frames_.reset();
+  diagnostics_.reset();
+  comm_.barrier();
+}
+
+std::string Session::framesPath() const { return frames_ ? frames_->h5Path() : out_->file("frames.h5"); }
+
+long Session::frames() const { return frames_ ? frames_->frames() : 0; }
+
+void Session::flushFrames() {
+  if (frames_) frames_->file().flush();
+}
+
+}  // namespace kinema::run
