@@ -266,6 +266,30 @@ void AviModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
   frames.endFrame();
 }
 
+// This rank's rows of the vertices (the rows of its frames). Collective: the positions are
+// gathered from every rank's engine, as for a frame.
+void AviModule::exportState(run::StateArrays& out) const {
+  if (!domain_) return;
+  const Comm comm = Comm::world();
+  std::vector<Vec3> x;
+  domain_->gatherPositions(time_, x);
+  const std::int64_t n = static_cast<std::int64_t>(x.size());
+  const std::int64_t r0 = n * comm.rank() / comm.size(), r1 = n * (comm.rank() + 1) / comm.size();
+  std::vector<double> pos, mass;
+  std::vector<std::int64_t> object, scripted;
+  for (std::int64_t a = r0; a < r1; ++a) {
+    const auto k = static_cast<std::size_t>(a);
+    pos.insert(pos.end(), {x[k][0], x[k][1], x[k][2]});
+    mass.push_back(mass_[k]);
+    object.push_back(static_cast<std::int64_t>(object_[k]));
+    scripted.push_back(static_cast<std::int64_t>(scripted_[k]));
+  }
+  out.add("positions", pos, 3);
+  out.add("masses", mass);
+  out.add("object", std::span<const std::int64_t>(object));
+  out.add("scripted", std::span<const std::int64_t>(scripted));
+}
+
 void AviModule::saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const {
   const Comm& comm = ctx.comm;
   EngineState state;

@@ -323,6 +323,33 @@ void BdemModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
   emitFrame(ctx, frames, time());
 }
 
+// This rank's owned particles (the rows of its frames).
+void BdemModule::exportState(run::StateArrays& out) const {
+  const Particles& P = s_.P;
+  const std::size_t n = P.numOwned;
+  std::vector<double> x(3 * n), v(3 * n), q(4 * n), r(n), m(n);
+  std::vector<std::int64_t> gid(n);
+  for (std::size_t a = 0; a < n; ++a) {
+    for (int k = 0; k < 3; ++k) {
+      x[3 * a + k] = P.p[a][k];
+      v[3 * a + k] = P.v[a][k];
+    }
+    for (int k = 0; k < 4; ++k) q[4 * a + k] = P.q[a][k];
+    r[a] = P.r[a];
+    m[a] = P.m[a];
+    gid[a] = static_cast<std::int64_t>(P.gid[a]);
+  }
+  out.add("positions", x, 3);
+  out.add("velocities", v, 3);
+  out.add("orientations", q, 4);
+  out.add("radius", r);
+  out.add("masses", m);
+  out.add("particle_id", std::span<const std::int64_t>(gid));
+  std::int64_t alive = 0;
+  for (const Bond& b : s_.bonds) alive += b.alive ? 1 : 0;
+  out.addScalar("bonds_alive", static_cast<double>(alive));
+}
+
 void BdemModule::emitFrame(run::RunContext& ctx, io::FrameWriter& frames, double t) {
   const Particles& P = s_.P;
   const std::size_t n = P.numOwned;

@@ -41,6 +41,7 @@ class BdemModule : public run::Module {
   void saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const override;
   void loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) override;
   std::string summary() const override;
+  void exportState(run::StateArrays& out) const override;
 
   const System& system() const { return s_; }
   const Domain& domain() const { return *domain_; }

@@ -514,6 +514,30 @@ void DerModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
   (void)ctx;
 }
 
+// This rank's strands as in its frames (vertex positions, strand ids), with the vertex velocities
+// once the forward simulation runs (zero before).
+void DerModule::exportState(run::StateArrays& out) const {
+  std::vector<double> pos, vel;
+  std::vector<std::int64_t> strandId, sizes;
+  for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
+    const int N = local_.geometry[i].vertices();
+    sizes.push_back(N);
+    const std::vector<double> q = sims_.empty() ? interleave(local_.geometry[i]) : sims_[i]->q();
+    for (int v = 0; v < N; ++v) {
+      for (int k = 0; k < 3; ++k) {
+        pos.push_back(q[u(4 * v + k)]);
+        vel.push_back(sims_.empty() ? 0.0 : sims_[i]->qdot()[u(4 * v + k)]);
+      }
+      strandId.push_back(local_.firstStrand + static_cast<std::int64_t>(i));
+    }
+  }
+  out.add("positions", pos, 3);
+  out.add("velocities", vel, 3);
+  out.add("strand", std::span<const std::int64_t>(strandId));
+  out.add("strand_vertices", std::span<const std::int64_t>(sizes));
+  out.addScalar("simulating", simulating() ? 1.0 : 0.0);
+}
+
 // ---- checkpoints ----------------------------------------------------------------------------
 // Per strand, one blob of doubles (optimiser state, or rest state + simulator state), stored as
 // slabs in strand order with the blob lengths, so a restart may use another number of ranks.

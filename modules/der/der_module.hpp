@@ -39,6 +39,7 @@ class DerModule : public run::Module {
   void saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const override;
   void loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) override;
   std::string summary() const override;
+  void exportState(run::StateArrays& out) const override;
 
   // For tests and benchmarks: this rank's strands and optimisers / simulators.
   const LocalStrands& strands() const { return local_; }

@@ -299,6 +299,37 @@ void ImpactModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
 }
 
 // State per body: x (3), v (3), ω (3), q (4: w x y z).
+// This rank's rows of the bodies (the rows of its frames): every rank holds every body, the split
+// only keeps state() and the frames alike.
+void ImpactModule::exportState(run::StateArrays& out) const {
+  if (!stepper_) return;
+  const SimWorld& w = stepper_->world();
+  const std::int64_t n = w.numBodies(), R = Comm::world().size(), r = Comm::world().rank();
+  const std::int64_t first = n * r / R, last = n * (r + 1) / R;
+  std::vector<double> x, v, omega, q, mass, radius;
+  std::vector<std::int64_t> id, isStatic;
+  for (std::int64_t k = first; k < last; ++k) {
+    const SimBody& b = w.bodies[u(k)];
+    x.insert(x.end(), {b.x[0], b.x[1], b.x[2]});
+    v.insert(v.end(), {b.v[0], b.v[1], b.v[2]});
+    omega.insert(omega.end(), {b.omega[0], b.omega[1], b.omega[2]});
+    const Eigen::Quaterniond qn = b.q.normalized();
+    q.insert(q.end(), {qn.w(), qn.x(), qn.y(), qn.z()});
+    mass.push_back(b.mass);
+    radius.push_back(b.boundingRadius());
+    id.push_back(k);
+    isStatic.push_back(b.isStatic ? 1 : 0);
+  }
+  out.add("positions", x, 3);
+  out.add("velocities", v, 3);
+  out.add("angular_velocities", omega, 3);
+  out.add("orientations", q, 4);
+  out.add("masses", mass);
+  out.add("radius", radius);
+  out.add("body_id", std::span<const std::int64_t>(id));
+  out.add("static", std::span<const std::int64_t>(isStatic));
+}
+
 void ImpactModule::saveCheckpoint(run::RunContext&, io::CheckpointWriter& out) const {
   const SimWorld& w = stepper_->world();
   std::vector<double> s;

@@ -30,6 +30,7 @@ class ImpactModule : public run::Module {
   void saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const override;
   void loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) override;
   std::string summary() const override;
+  void exportState(run::StateArrays& out) const override;
 
   const SimStepper& stepper() const { return *stepper_; }
 

@@ -126,6 +126,26 @@ void PoissonModule::writeFrame(run::RunContext&, io::FrameWriter& frames) {
   frames.endFrame();
 }
 
+// The solution of the current level on this rank's z-planes, with the grid to place it.
+void PoissonModule::exportState(run::StateArrays& out) const {
+  if (!problem_) return;
+  out.addScalar("level", static_cast<double>(level_));
+  out.addScalar("points_per_side", static_cast<double>(problem_->pointsPerSide()));
+  out.addScalar("h", problem_->h());
+  out.addScalar("z_begin", static_cast<double>(problem_->zBegin()));
+  out.addScalar("z_count", static_cast<double>(problem_->zCount()));
+  {
+    auto u = u_->constView();
+    out.add("u", u.owned());
+  }
+  {
+    auto x = exact_->constView();
+    out.add("u_exact", x.owned());
+  }
+  out.add("error_l2", errorL2_);
+  out.add("error_max", errorMax_);
+}
+
 void PoissonModule::saveCheckpoint(run::RunContext&, io::CheckpointWriter& out) const {
   out.writeInt("poisson_level", level_);
   out.writeInt("poisson_n", n0_);

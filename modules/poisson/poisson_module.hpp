@@ -22,6 +22,7 @@ class PoissonModule : public run::Module {
   void saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const override;
   void loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) override;
   std::string summary() const override;
+  void exportState(run::StateArrays& out) const override;
 
  private:
   long cellsAt(long level) const { return n0_ << (level - 1); }
