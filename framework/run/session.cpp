@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "framework/core/log.hpp"
+#include "framework/core/plugins.hpp"
 #include "framework/core/timer.hpp"
 #include "framework/la/linear_solver_params.hpp"
 #include "framework/run/restart_guard.hpp"
@@ -57,7 +58,9 @@ std::string resolveLatest(const Config& config, const Comm& comm) {
   return path;
 }
 
-// loadScene (scene.cpp) for a scene given as text: the same overrides and checks in the same order.
+// loadScene (scene.cpp) for a scene given as text: the same overrides and checks in the same order
+// (keep the two alike; scene.cpp reads a file only). run.plugin_path is relative to the working
+// directory here, as there is no scene file to be relative to.
 Config loadSceneText(const std::string& text, const std::string& sourceName, const SceneOptions& options,
                      ParamSchema& schema) {
   Config config = Config::fromString(text, sourceName);
@@ -67,6 +70,8 @@ Config loadSceneText(const std::string& text, const std::string& sourceName, con
   if (options.output) config.setString("output.directory", *options.output, "--output " + *options.output);
   if (options.restart) config.setString("run.restart", *options.restart, "--restart " + *options.restart);
   if (options.overwrite) config.setValue("output.overwrite", "true", "--overwrite");
+  if (auto plugins = config.rawScalar("run.plugin_path"); plugins && !plugins->empty())
+    plugins::loadPath(*plugins, config.where("run.plugin_path") + ": run.plugin_path", "");
   auto module = config.rawScalar("module");
   if (!module) {
     std::string at = config.where("module");
