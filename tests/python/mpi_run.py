@@ -43,6 +43,14 @@ try:
     raise AssertionError("no InputError")
 except kinema.InputError as e:
     assert "stepz" in str(e)
+# A distributed backend: PETSc vectors over both ranks; each rank's state() holds its z-planes.
+# PETSc is finalised by kinema before mpi4py's MPI_Finalize (mpi.cpp).
+with kinema.Simulation({"module": "poisson", "poisson": {"n": 4, "levels": 1}, "run": {"log_level": "warn"}},
+                       backend="petsc", output=out + "_petsc", overwrite=True) as p:
+    p.run()
+    u = p.state()["u"]
+    assert comm.allreduce(len(u)) == 27 and 0 < len(u) < 27
+    assert abs(p.diagnostics()["error_l2"][0] - 0.32534) < 1e-4  # n = 4: as on one rank and on eigen
 comm.Barrier()
 if comm.Get_rank() == 0:
     print("python_mpi_np2: ok on", comm.Get_size(), "ranks")

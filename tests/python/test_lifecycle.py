@@ -51,3 +51,15 @@ def test_sigterm_stops_run_with_a_checkpoint(cradle, tmp_path):
     status = (tmp_path / "sig" / "status.yaml").read_text()
     assert 'state: "interrupted"' in status and 'signal: "SIGTERM"' in status
     assert any((tmp_path / "sig" / "checkpoints").iterdir())
+
+
+def test_petsc_run_and_clean_exit_when_kinema_owns_mpi(tmp_path):
+    # kinema starts MPI (no mpi4py) and PETSc; at exit PETSc is finalised, then MPI: no message.
+    script = ("import sys, kinema\n"
+              "with kinema.Simulation({'module': 'poisson', 'poisson': {'n': 4, 'levels': 1},\n"
+              "                        'run': {'log_level': 'warn'}}, backend='petsc', output=sys.argv[1]) as s:\n"
+              "    s.run()\n"
+              "    print(abs(s.diagnostics()['error_l2'][0] - 0.32534) < 1e-4)\n")  # as on eigen
+    r = subprocess.run([sys.executable, "-c", script, str(tmp_path / "p")], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "True" and r.stderr == "", (r.stdout, r.stderr)
