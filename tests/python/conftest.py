@@ -1,7 +1,7 @@
 """Shared fixtures of the Python tests: the CLI to compare with and the source tree's scenes.
 
 ctest sets KINEMA_BIN and KINEMA_SOURCE_DIR (tests/python/CMakeLists.txt); run by hand:
-    PYTHONPATH=build/python python3 -m pytest -q tests/python
+    PYTHONPATH=build/python /usr/bin/python3 -m pytest -q tests/python
 """
 import os
 import pathlib
