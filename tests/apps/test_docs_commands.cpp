@@ -134,7 +134,23 @@ std::vector<std::string> expandBraces(const std::string& scene) {
 
 // The `kinema check` command lines for one documented command: none if it is prose around a
 // command, names no scene, or names the reader's own (a bare file name).
-std::vector<std::string> checksFor(const std::string& text) {
+// The file under docs/examples/ whose path ends with `scene`, if `scene` is not a path from the
+// repository's root: an out-of-tree example's scene (run from its own directory with its plugin,
+// which tests/install/install_examples builds against an installed Kinema and runs).
+std::string exampleScene(const std::string& scene) {
+  namespace fs = std::filesystem;
+  const fs::path root(KINEMA_SOURCE_DIR);
+  if (fs::exists(root / scene)) return "";
+  for (const auto& e : fs::recursive_directory_iterator(root / "docs/examples")) {
+    const std::string p = e.path().generic_string();
+    if (e.is_regular_file() && p.size() > scene.size() && p.compare(p.size() - scene.size(), scene.size(), scene) == 0 &&
+        p[p.size() - scene.size() - 1] == '/')
+      return fs::relative(e.path(), root).generic_string();
+  }
+  return "";
+}
+
+std::vector<std::string> checksFor(const std::string& text, std::string* example = nullptr) {
   std::vector<std::string> w = words(text);
   if (!w.empty() && w[0] == "$") w.erase(w.begin());  // a prompt
   std::size_t k = 0;
@@ -161,6 +177,10 @@ std::vector<std::string> checksFor(const std::string& text) {
     }
   }
   if (scene.find('/') == std::string::npos || scene.find("...") != std::string::npos) return {};
+  if (example) {
+    *example = exampleScene(scene);
+    if (!example->empty()) return {};
+  }
   std::vector<std::string> out;
   for (const std::string& s : expandBraces(scene)) {
     std::string cmd = "cd ";
@@ -196,7 +216,18 @@ TEST(DocsCommands, EveryDocumentedCommandChecks) {
   std::size_t checked = 0;
   for (const std::string& file : docFiles()) {
     for (const Command& c : extract(file)) {
-      const std::vector<std::string> checks = checksFor(c.text);
+      std::string example;
+      const std::vector<std::string> checks = checksFor(c.text, &example);
+      if (!example.empty()) {
+        // Run by install_examples with the example's plugin; the scene must be the one it runs.
+        std::printf("checked by tests/install (out-of-tree example %s): %s: %s\n", example.c_str(), c.where.c_str(),
+                    c.text.c_str());
+        EXPECT_NE(readFile(std::string(KINEMA_SOURCE_DIR) + "/tests/install/install_examples.sh")
+                      .find(std::filesystem::path(example).filename().string()),
+                  std::string::npos)
+            << c.where << ": " << example << " is not run by tests/install/install_examples.sh";
+        continue;
+      }
       if (checks.empty() && c.text.find(".yaml") != std::string::npos)
         std::printf("not checked (no scene of the repository named): %s: %s\n", c.where.c_str(), c.text.c_str());
       for (const std::string& cmd : checks) {
