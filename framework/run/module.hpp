@@ -75,7 +75,7 @@ class Module {
   // Simulated time after the last step (static problems may return the step index).
   virtual double time() const = 0;
   // Advances one step and appends its diagnostics (same columns every step; the runner adds
-  // `step`, `time` and `wall_seconds` in front).
+  // `step` and `time` in front and `wall_seconds` last).
   virtual void step(RunContext& ctx, io::Diagnostics::Row& row) = 0;
   // Writes the current state as a frame.
   virtual void writeFrame(RunContext& ctx, io::FrameWriter& frames) = 0;

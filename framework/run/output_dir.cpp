@@ -60,7 +60,7 @@ void OutputDir::writeText(const std::string& name, const std::string& text) cons
 }
 
 void OutputDir::writeStatus(const std::map<std::string, std::string>& fields) const {
-  std::string text = "# Written by kinema; 'state' is running, completed, failed or interrupted.\n";
+  std::string text = "# Written by kinema; 'state' is running, completed, failed, interrupted or stopped (a Python Simulation closed before its last step).\n";
   for (const auto& [k, v] : fields) {
     std::string q;
     for (char c : v) {

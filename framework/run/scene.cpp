@@ -63,6 +63,13 @@ ParamSchema schemaFor(const std::string& module) {
 
 Config loadScene(const SceneOptions& options, ParamSchema& schema) {
   Config config = Config::loadFile(options.path);
+  std::error_code ec;
+  const std::filesystem::path scene(config.source());
+  return loadScene(std::move(config), options, schema,
+                   std::filesystem::is_regular_file(scene, ec) ? scene.parent_path().string() : "");
+}
+
+Config loadScene(Config config, const SceneOptions& options, ParamSchema& schema, const std::string& pluginBase) {
   config.expandShorthand("backend", "name");  // `backend: petsc` is short for backend.name
   for (const auto& s : options.sets) config.set(s);
   if (options.backend) config.setString("backend.name", *options.backend, "--backend " + *options.backend);
@@ -72,17 +79,13 @@ Config loadScene(const SceneOptions& options, ParamSchema& schema) {
 
   // The scene's plugins first: its module (or backend) may be one of theirs. Read raw, before
   // validation, since the schema to validate against depends on what they register.
-  if (auto plugins = config.rawScalar("run.plugin_path"); plugins && !plugins->empty()) {
-    std::error_code ec;
-    const std::filesystem::path scene(config.source());
-    const std::string base = std::filesystem::is_regular_file(scene, ec) ? scene.parent_path().string() : "";
-    plugins::loadPath(*plugins, config.where("run.plugin_path") + ": run.plugin_path", base);
-  }
+  if (auto plugins = config.rawScalar("run.plugin_path"); plugins && !plugins->empty())
+    plugins::loadPath(*plugins, config.where("run.plugin_path") + ": run.plugin_path", pluginBase);
 
   auto module = config.rawScalar("module");
   if (!module) {
     std::string at = config.where("module");
-    throw InputError((at.empty() ? options.path : at) +
+    throw InputError((at.empty() ? config.source() : at) +
                      ": module: missing required key; one of: " + modules().joinedNames());
   }
   try {

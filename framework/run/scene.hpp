@@ -26,5 +26,9 @@ void declareFrameworkParams(ParamSchema& schema);
 ParamSchema schemaFor(const std::string& module);
 // Reads, overrides and validates. Throws InputError naming file, line and key.
 Config loadScene(const SceneOptions& options, ParamSchema& schema);
+// The same for a scene already parsed (e.g. from text or a Python dict): the overrides of
+// `options` (not its path), the scene's run.plugin_path relative to `pluginBase` (empty: the
+// working directory), then validation against the module's schema, left in `schema`.
+Config loadScene(Config config, const SceneOptions& options, ParamSchema& schema, const std::string& pluginBase);
 
 }  // namespace kinema::run

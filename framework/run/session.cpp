@@ -7,9 +7,7 @@
 #include <unistd.h>
 
 #include "framework/core/log.hpp"
-#include "framework/core/plugins.hpp"
 #include "framework/core/timer.hpp"
-#include "framework/la/linear_solver_params.hpp"
 #include "framework/run/restart_guard.hpp"
 
 namespace fs = std::filesystem;
@@ -58,36 +56,6 @@ std::string resolveLatest(const Config& config, const Comm& comm) {
   return path;
 }
 
-// loadScene (scene.cpp) for a scene given as text: the same overrides and checks in the same order
-// (keep the two alike; scene.cpp reads a file only). run.plugin_path is relative to the working
-// directory here, as there is no scene file to be relative to.
-Config loadSceneText(const std::string& text, const std::string& sourceName, const SceneOptions& options,
-                     ParamSchema& schema) {
-  Config config = Config::fromString(text, sourceName);
-  config.expandShorthand("backend", "name");
-  for (const auto& s : options.sets) config.set(s);
-  if (options.backend) config.setString("backend.name", *options.backend, "--backend " + *options.backend);
-  if (options.output) config.setString("output.directory", *options.output, "--output " + *options.output);
-  if (options.restart) config.setString("run.restart", *options.restart, "--restart " + *options.restart);
-  if (options.overwrite) config.setValue("output.overwrite", "true", "--overwrite");
-  if (auto plugins = config.rawScalar("run.plugin_path"); plugins && !plugins->empty())
-    plugins::loadPath(*plugins, config.where("run.plugin_path") + ": run.plugin_path", "");
-  auto module = config.rawScalar("module");
-  if (!module) {
-    std::string at = config.where("module");
-    throw InputError((at.empty() ? sourceName : at) + ": module: missing required key; one of: " +
-                     modules().joinedNames());
-  }
-  try {
-    schema = schemaFor(*module);
-  } catch (InputError& e) {
-    throw InputError(config.where("module") + ": module: " + e.message());
-  }
-  config.validate(schema);
-  la::checkLinearSolverChoices(config, schema);
-  return config;
-}
-
 }  // namespace
 
 Session::Session(const SceneOptions& options, bool catchSignals) : comm_(Comm::world()), options_(options) {
@@ -99,7 +67,8 @@ Session::Session(const SceneOptions& options, const std::string& sceneText, cons
                  bool catchSignals)
     : comm_(Comm::world()), options_(options) {
   options_.path = sourceName;
-  config_.emplace(loadSceneText(sceneText, sourceName, options_, schema_));
+  // run.plugin_path of a scene given as text is relative to the working directory: there is no file.
+  config_.emplace(loadScene(Config::fromString(sceneText, sourceName), options_, schema_, ""));
   start(catchSignals);
 }
 
