@@ -14,7 +14,7 @@
 # Every check that cannot be made fails the test. Files are removed on success, kept on failure.
 # usage: install_examples.sh SOURCE_DIR BUILD_DIR WORK_DIR CMAKE CXX GENERATOR
 set -euo pipefail
-src=$1 build=$2 work=$3 cmake=$4 cxx=$5 gen=$6
+src=$1 build=$2 work=$3 cmake=$4 cxx=$5 gen=$6 python=${7:?the Python the bindings were built for}
 unset LD_LIBRARY_PATH KINEMA_PLUGIN_PATH
 mkdir -p "$work"
 tmp=$(mktemp -d "$work/run.XXXXXX")
@@ -153,6 +153,25 @@ for col in step u_max solver_error error; do
   a=$(last_value "$tmp/run_full/diagnostics.csv" $col) b=$(last_value "$tmp/run_restart/diagnostics.csv" $col)
   [ "$a" = "$b" ] || fail "restarted run ends with $col = $b, the uninterrupted run with $a"
 done
+step "the installed Python package: import, the heat1d plugin scene, MPRGP"
+env -u PYTHONPATH KINEMA_PLUGIN_PATH="$plugin" PYTHONPATH="$prefix/lib/python3/dist-packages" \
+  "$python" - "$scene" "$tmp/run_py" "$prefix" > "$tmp/python.log" 2>&1 <<'PY' || { cat "$tmp/python.log"; fail "installed python package"; }
+import sys, os
+import numpy as np
+import kinema
+prefix_pkg = os.path.realpath(os.path.dirname(kinema.__file__))
+assert prefix_pkg.startswith(os.path.realpath(sys.argv[3]) + "/"), prefix_pkg  # the installed copy, not build/python
+sim = kinema.Simulation(sys.argv[1], output=sys.argv[2])
+sim.run()
+d = sim.diagnostics()
+assert d["solver_error"][-1] < 1e-8, d["solver_error"][-1]
+a = np.array([2.0, 4.0, 1.0]); b = np.array([1.0, -8.0, 5.0])
+r = kinema.mprgp(np.diag(a), b, lower=np.array([0.0, -1.0, 0.0]), upper=np.array([1.0, 1.0, 2.0]))
+assert r["converged"] and np.allclose(r["x"], np.clip(b / a, [0, -1, 0], [1, 1, 2]), atol=1e-10)
+print("python: ok from", prefix_pkg)
+PY
+cat "$tmp/python.log"
+
 cd /
 rm -rf "$tmp"
 echo "install_examples: passed"
