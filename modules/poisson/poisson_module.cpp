@@ -187,12 +187,3 @@ std::string PoissonModule::summary() const {
 }
 
 }  // namespace kinema::poisson
-
-namespace kinema {
-void registerModule_poisson() {
-  run::modules().add({"poisson",
-                      "3D Poisson problem, 7-point stencil, manufactured solution; the worked example",
-                      &poisson::PoissonModule::declare,
-                      [] { return std::make_unique<poisson::PoissonModule>(); }});
-}
-}  // namespace kinema
