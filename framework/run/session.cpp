@@ -28,6 +28,36 @@ bool due(long step, long total, long every) {
 }
 
 // The checkpoints checkpoint_NNNNNN.h5 of `dir` before step `before`, by step.
+// The run directory a checkpoint belongs to: the parent of its checkpoints/ folder, or the folder
+// that holds it when it was copied somewhere else.
+std::string runDirectoryOf(const std::string& checkpoint) {
+  fs::path dir = fs::absolute(checkpoint).parent_path();
+  if (dir.filename() == "checkpoints") dir = dir.parent_path();
+  return dir.lexically_normal().string();
+}
+
+// A restart into a new output directory starts from a copy of the earlier run's frames.h5 and
+// diagnostics.csv (the frames and rows after the checkpoint are dropped when they are opened), so
+// the new directory holds the whole run (docs/user-guide.md, "Stopping and restarting"). Rank 0
+// copies; what is missing is not copied.
+void copyEarlierOutput(const std::string& from, const OutputDir& to, const Comm& comm) {
+  std::string problem;
+  if (comm.isRoot()) {
+    for (const char* name : {"frames.h5", "diagnostics.csv"}) {
+      std::error_code ec;
+      const fs::path src = fs::path(from) / name;
+      if (!fs::is_regular_file(src, ec)) continue;
+      fs::copy_file(src, to.file(name), fs::copy_options::overwrite_existing, ec);
+      if (ec) {
+        problem = str("cannot copy ", src.string(), " to ", to.file(name), ": ", ec.message());
+        break;
+      }
+    }
+  }
+  problem = comm.broadcast(problem);
+  if (!problem.empty()) throw Error(problem);
+}
+
 std::vector<std::string> earlierCheckpoints(const std::string& dir, long before) {
   std::vector<std::pair<long, std::string>> found;
   std::error_code ec;
@@ -128,7 +158,21 @@ void Session::start(bool catchSignals) {
   // From here on SIGINT, SIGTERM and SIGUSR1 stop the run at the next step boundary (with a
   // checkpoint and a restart command) instead of killing it; before, nothing has been written.
   if (catchSignals) this->catchSignals(true);
-  out_ = std::make_unique<OutputDir>(result_.outputDir, comm_, config.getBool("output.overwrite"), restart_);
+  // A restart continues in the checkpoint's run directory, or in a new one that starts from a copy
+  // of that run's frames and diagnostics (rank 0 decides: every rank takes the same path).
+  std::string sourceDir;
+  bool inPlace = false;
+  if (restart_) {
+    sourceDir = runDirectoryOf(restartPath_);
+    std::error_code ec;
+    inPlace = comm_.broadcast(fs::equivalent(sourceDir, result_.outputDir, ec) ? "1" : "0") == "1";
+  }
+  out_ = std::make_unique<OutputDir>(result_.outputDir, comm_, config.getBool("output.overwrite"), inPlace);
+  if (restart_ && !inPlace) {
+    copyEarlierOutput(sourceDir, *out_, comm_);
+    log::info("restart into ", out_->path(), ": frames and diagnostics up to step ", startStep_, " copied from ",
+              sourceDir);
+  }
   out_->writeText("config.resolved.yaml", config.resolvedYaml());
 
   total_ = module_->totalSteps();
@@ -141,9 +185,10 @@ void Session::start(bool catchSignals) {
              {"total_steps", std::to_string(total_)},
              {"pid", std::to_string(::getpid())}};
   if (restart_) status_["restarted_from"] = restartPath_;
+  if (restart_ && !inPlace) status_["continues"] = sourceDir;
   out_->writeStatus(status_);
 
-  frames_ = std::make_unique<io::FrameWriter>(out_->path(), "frames", comm_, restart_, keepFrames);
+  openFrames(keepFrames);
   diagnostics_ = std::make_unique<io::Diagnostics>(out_->file("diagnostics.csv"), comm_, restart_, keepRows);
   // On a restart, the earlier segments' checkpoints before the restart step count too (issue 22).
   if (restart_) {
@@ -160,6 +205,32 @@ void Session::start(bool catchSignals) {
   step_ = startStep_;
   progress_ = std::make_unique<Progress>(total_, config.getReal("run.progress_seconds"));
   progress_->startAt(startStep_);  // after a restart: this segment's rate, the steps really left
+}
+
+void Session::openFrames(long keepFrames) {
+  const std::string h5 = out_->file("frames.h5");
+  const bool have = restart_ && comm_.broadcast(fs::exists(h5) ? "1" : "0") == "1";
+  if (restart_ && !have)
+    log::warn("restart: ", h5, " is not there (deleted, or the earlier run wrote none): the frames start again ",
+              "from the checkpoint's step ", startStep_);
+  if (have) {
+    try {
+      frames_ = std::make_unique<io::FrameWriter>(out_->path(), "frames", comm_, true, keepFrames);
+      return;
+    } catch (const Error& e) {
+      // A truncated or damaged file must not make a good checkpoint unusable: it is kept aside
+      // under another name and the frames start again from the checkpoint.
+      const std::string aside = str(h5, ".damaged-", startStep_);
+      if (comm_.isRoot()) {
+        std::error_code ec;
+        fs::rename(h5, aside, ec);
+      }
+      comm_.barrier();
+      log::warn("restart: ", h5, " cannot be continued (", e.message(), "); kept as ", aside,
+                "; the frames start again from the checkpoint's step ", startStep_);
+    }
+  }
+  frames_ = std::make_unique<io::FrameWriter>(out_->path(), "frames", comm_, false, -1);
 }
 
 Session::~Session() {

@@ -80,6 +80,9 @@ class Session {
 
  private:
   void start(bool catchSignals);
+  // frames.h5 of a restart continued (frames after the checkpoint dropped), or started again from
+  // the checkpoint when it is missing or cannot be opened (a damaged one is kept aside).
+  void openFrames(long keepFrames);
   void writeCheckpoint();
   // Marks status.yaml failed, adds the CLI's context lines to `e` (the caller rethrows).
   void fail(Error& e);

@@ -189,18 +189,57 @@ TEST(Lifecycle, FailedRunsRestartCommandRunsWordForWord) {
   EXPECT_EQ(readStatus(dir + "/crash")["state"], "failed");
   EXPECT_EQ(readStatus(dir + "/crash")["restart"], expected);
 
-  // Without --output a restart names a directory that holds no run: refused, nothing created.
-  Result wrong = runCmd("sh -c '" + cd + kinemaBin() + " run pile.yaml --restart crash/checkpoints/checkpoint_000010.h5'",
-                        dir + "/wrong.log");
-  EXPECT_EQ(wrong.status, 2) << wrong.output;
-  EXPECT_NE(wrong.output.find("holds no run"), std::string::npos) << wrong.output;
-  EXPECT_FALSE(fs::exists(dir + "/out"));
+  // Without --output the restart writes to the scene's default directory, out/pile: a new one,
+  // which starts from a copy of crash/'s frames and diagnostics and ends as the uninterrupted run;
+  // crash/ is left as it was.
+  Result elsewhere = runCmd("sh -c '" + cd + kinemaBin() + " run pile.yaml --restart crash/checkpoints/checkpoint_000010.h5'",
+                            dir + "/elsewhere.log");
+  ASSERT_EQ(elsewhere.status, 0) << elsewhere.output;
+  EXPECT_NE(elsewhere.output.find("frames and diagnostics up to step 10 copied from"), std::string::npos)
+      << elsewhere.output;
+  EXPECT_EQ(readStatus(dir + "/out/pile")["state"], "completed");
+  const std::string continues = readStatus(dir + "/out/pile")["continues"];
+  EXPECT_TRUE(continues.size() > 6 && continues.substr(continues.size() - 6) == "/crash") << continues;
+  expectSameRun(dir + "/full", dir + "/out/pile");
+  EXPECT_EQ(readStatus(dir + "/crash")["state"], "failed");
 
   Result again = runCmd("sh -c '" + cd + expected + "'", dir + "/again.log");
   ASSERT_EQ(again.status, 0) << again.output;
   EXPECT_EQ(readStatus(dir + "/crash")["state"], "completed");
-  EXPECT_FALSE(fs::exists(dir + "/out")) << "a restart writes into its run's directory only";
   expectSameRun(dir + "/full", dir + "/crash");
+}
+
+// A good checkpoint stays usable when frames.h5 is gone or damaged: the frames start again from the
+// checkpoint (a damaged file is kept aside), the diagnostics continue, the state ends as the
+// uninterrupted run's.
+TEST(Lifecycle, RestartWithoutItsFramesStartsThemAgain) {
+  auto dir = test::scratchDir("lifecycle_frames_gone");
+  const std::string scene = writePile(dir, "eigen", 30);
+  ASSERT_EQ(runCmd(kinemaBin() + " run " + scene + " --output " + dir + "/full", dir + "/full.log").status, 0);
+  const std::vector<double> fullRows = kinema::test::csvColumn(dir + "/full", "kinetic_energy");
+  for (const std::string how : {"deleted", "damaged"}) {
+    const std::string out = dir + "/" + how;
+    const std::string run = kinemaBin() + " run " + scene + " --output " + out + " --set run.checkpoint_every=5";
+    ASSERT_EQ(runCmd(run + " --set run.fail_at_step=13", out + ".log").status, 1);
+    if (how == "deleted") {
+      fs::remove(out + "/frames.h5");
+    } else {
+      fs::resize_file(out + "/frames.h5", 100);
+    }
+    const Result r = runCmd(run + " --restart latest", out + ".restart.log");
+    ASSERT_EQ(r.status, 0) << how << "\n" << r.output;
+    EXPECT_NE(r.output.find(how == "deleted" ? "is not there" : "cannot be continued"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("the frames start again from the checkpoint's step 10"), std::string::npos) << r.output;
+    if (how == "damaged") {
+      EXPECT_TRUE(fs::exists(out + "/frames.h5.damaged-10"));
+    }
+    EXPECT_EQ(readStatus(out)["state"], "completed");
+    // Frames after step 10 only (frame_every 10: steps 20 and 30), the whole diagnostics table.
+    kinema::io::H5File f(out + "/frames.h5", kinema::io::H5File::Mode::read, kinema::Comm::self());
+    EXPECT_EQ(f.children("/frames").size(), 2u) << how;
+    EXPECT_TRUE(bitwiseEqual(kinema::test::csvColumn(out, "kinetic_energy"), fullRows)) << how;
+  }
 }
 
 TEST(Lifecycle, RestartLatestContinuesFromTheNewestCheckpoint) {
