@@ -13,6 +13,7 @@
 #include "framework/run/module.hpp"
 #include "framework/run/lifecycle.hpp"
 #include "framework/run/runner.hpp"
+#include "framework/run/session.hpp"
 
 namespace kinema::app {
 
@@ -20,7 +21,8 @@ std::string usage() {
   return "usage:\n"
          "  kinema run SCENE.yaml [--backend NAME] [--set key=value]... [--output DIR]\n"
          "                        [--restart CHECKPOINT.h5|latest] [--overwrite]\n"
-         "  kinema check SCENE.yaml [same options]   validate the scene, print the resolved config\n"
+         "  kinema check SCENE.yaml [same options] [--quick]   everything run checks before its first step\n"
+         "                                           (set-up included; --quick: the scene and options only), nothing written\n"
          "  kinema help [MODULE]                      every parameter: default, range, help\n"
          "  kinema help KEY                           one parameter (e.g. bdem.dt, or dt for every *.dt)\n"
          "  kinema list                               registered modules, backends, solvers\n"
@@ -86,13 +88,29 @@ int cmdRun(const std::vector<std::string>& args, const std::string& program) {
 }
 
 int cmdCheck(const std::vector<std::string>& args) {
-  auto opts = parseSceneArgs(args, "check");
-  ParamSchema schema;
-  Config config = run::loadScene(opts, schema);
-  la::createBackend(config);  // the backend must be usable too
-  if (MpiContext::worldRank() == 0) std::cout << config.resolvedYaml();
-  log::info(config.source(), ": OK (module ", config.getString("module"), ", output to ",
-            run::outputDirectoryFor(config), ")");
+  // --quick: the scene, its options and the backend's choices only, without MPI or the module's
+  // set-up (milliseconds); by default everything `run` checks before its first step.
+  std::vector<std::string> rest;
+  bool quick = false;
+  for (const auto& a : args) {
+    if (a == "--quick")
+      quick = true;
+    else
+      rest.push_back(a);
+  }
+  auto opts = parseSceneArgs(rest, "check");
+  run::Session::Checked checked;
+  if (!quick) {
+    MpiContext::ensureMpi();
+    checked = run::Session::check(opts);  // nothing is written
+  } else {
+    ParamSchema schema;
+    Config c = run::loadScene(opts, schema);
+    la::createBackend(c);  // the backend must be usable too
+    checked = {c.resolvedYaml(), c.getString("module"), c.source(), run::outputDirectoryFor(c)};
+  }
+  if (MpiContext::worldRank() == 0) std::cout << checked.resolvedYaml;
+  log::info(checked.source, ": OK (module ", checked.module, ", output to ", checked.outputDir, ")");
   return 0;
 }
 

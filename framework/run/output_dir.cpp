@@ -14,27 +14,31 @@ bool isRunOutput(const std::string& name) {
          name == "frames.h5" || name == "frames.xdmf" || name == "checkpoints";
 }
 
+std::string OutputDir::problemWith(const std::string& path, bool overwrite, bool restart) {
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_directory(path, ec))
+    return path + ": output.directory exists and is not a directory";
+  if (restart && !fs::exists(fs::path(path) / "status.yaml", ec))
+    return path + ": --restart continues a run in its output directory, but this one holds no "
+                  "run (no status.yaml); pass --output with the directory of the run that wrote "
+                  "the checkpoint";
+  if (!restart && !overwrite && fs::exists(fs::path(path) / "status.yaml", ec))
+    return path + ": holds the results of an earlier run; pass --overwrite (or set "
+                  "output.overwrite: true) to replace them, --output DIR to write elsewhere, "
+                  "or --restart CHECKPOINT to continue it";
+  return "";
+}
+
 OutputDir::OutputDir(std::string path, Comm comm, bool overwrite, bool restart)
     : path_(std::move(path)), comm_(comm) {
   // Rank 0 decides and acts; the verdict is broadcast so every rank throws the same error.
   std::string problem;
   if (comm_.isRoot()) {
     std::error_code ec;
-    if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) {
-      problem = path_ + ": output.directory exists and is not a directory";
-    } else if (restart && !fs::exists(fs::path(path_) / "status.yaml", ec)) {
-      problem = path_ + ": --restart continues a run in its output directory, but this one holds no "
-                        "run (no status.yaml); pass --output with the directory of the run that wrote "
-                        "the checkpoint";
-    } else if (!restart && fs::exists(fs::path(path_) / "status.yaml", ec)) {
-      if (!overwrite) {
-        problem = path_ + ": holds the results of an earlier run; pass --overwrite (or set "
-                          "output.overwrite: true) to replace them, --output DIR to write elsewhere, "
-                          "or --restart CHECKPOINT to continue it";
-      } else {
-        for (const auto& entry : fs::directory_iterator(path_, ec))
-          if (isRunOutput(entry.path().filename().string())) fs::remove_all(entry.path(), ec);
-      }
+    problem = problemWith(path_, overwrite, restart);
+    if (problem.empty() && !restart && fs::exists(fs::path(path_) / "status.yaml", ec)) {
+      for (const auto& entry : fs::directory_iterator(path_, ec))  // overwrite: only Kinema's files
+        if (isRunOutput(entry.path().filename().string())) fs::remove_all(entry.path(), ec);
     }
     if (problem.empty()) {
       fs::create_directories(fs::path(path_) / "checkpoints", ec);

@@ -15,6 +15,9 @@ class OutputDir {
   // Refuses (InputError) a directory holding an earlier run unless `overwrite` or `restart`, and
   // with `restart` one that holds no run (nothing is created then).
   OutputDir(std::string path, Comm comm, bool overwrite, bool restart);
+  // What the constructor would refuse, without creating or removing anything (empty: fine); for
+  // `kinema check`. Not collective: reads the file system of the caller.
+  static std::string problemWith(const std::string& path, bool overwrite, bool restart);
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
   std::string checkpointDir() const { return path_ + "/checkpoints"; }

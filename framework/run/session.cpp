@@ -102,6 +102,17 @@ Session::Session(const SceneOptions& options, const std::string& sceneText, cons
   start(catchSignals);
 }
 
+Session::Session(const SceneOptions& options, CheckOnly) : comm_(Comm::world()), options_(options), checkOnly_(true) {
+  config_.emplace(loadScene(options_, schema_));
+  start(false);
+}
+
+Session::Checked Session::check(const SceneOptions& options) {
+  // The result is text: a Config points into the schema the session owns.
+  Session s(options, CheckOnly{});
+  return {s.config_->resolvedYaml(), s.moduleName_, s.config_->source(), s.result_.outputDir};
+}
+
 void Session::start(bool catchSignals) {
   const Config& config = *config_;
   log::setLevel(log::parseLevel(config.getString("run.log_level")));
@@ -158,6 +169,19 @@ void Session::start(bool catchSignals) {
   // From here on SIGINT, SIGTERM and SIGUSR1 stop the run at the next step boundary (with a
   // checkpoint and a restart command) instead of killing it; before, nothing has been written.
   if (catchSignals) this->catchSignals(true);
+  if (checkOnly_) {
+    // What OutputDir would refuse (rank 0 decides, as there).
+    std::string problem;
+    if (comm_.isRoot()) {
+      std::error_code ec;
+      const bool inPlace = restart_ && fs::equivalent(runDirectoryOf(restartPath_), result_.outputDir, ec);
+      problem = OutputDir::problemWith(result_.outputDir, config.getBool("output.overwrite"), inPlace);
+    }
+    problem = comm_.broadcast(problem);
+    if (!problem.empty()) throw InputError(problem);
+    return;
+  }
+
   // A restart continues in the checkpoint's run directory, or in a new one that starts from a copy
   // of that run's frames and diagnostics (rank 0 decides: every rank takes the same path).
   std::string sourceDir;

@@ -38,6 +38,15 @@ class Session {
   Session(const SceneOptions& options, const std::string& sceneText, const std::string& sourceName,
           bool catchSignals = false);
   ~Session();
+  // Collective. Everything `kinema run` checks before its first step, writing nothing: the scene,
+  // the backend, a restart's checkpoint (fingerprint, checksums, steps left), the module's set-up
+  // (its files read and validated, geometry built, rank-count limits) and the output directory.
+  // Throws the InputError `run` would.
+  struct Checked {
+    std::string resolvedYaml;  // every parameter with its effective value (config.resolved.yaml)
+    std::string module, source, outputDir;
+  };
+  static Checked check(const SceneOptions& options);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -79,6 +88,8 @@ class Session {
   void flushFrames();
 
  private:
+  struct CheckOnly {};
+  Session(const SceneOptions& options, CheckOnly);
   void start(bool catchSignals);
   // frames.h5 of a restart continued (frames after the checkpoint dropped), or started again from
   // the checkpoint when it is missing or cannot be opened (a damaged one is kept aside).
@@ -98,6 +109,7 @@ class Session {
   std::string moduleName_;
   std::string restartPath_;
   bool restart_ = false;
+  bool checkOnly_ = false;  // check(): start() stops before anything is written
   long startStep_ = 0;
   long step_ = 0;
   long total_ = 0;
