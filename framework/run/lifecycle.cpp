@@ -193,7 +193,8 @@ std::string restartCommand(const SceneOptions& options, const Config& config, co
   }
   for (const auto& s : options.sets) {
     const std::string key = keyOf(s);
-    if (key == "run.restart" || key == "output.overwrite" || key == "output.directory" || key == "run.fail_at_step")
+    if (key == "run.restart" || key == "output.overwrite" || key == "output.directory" || key == "run.fail_at_step" ||
+        key == "run.fail_kind")
       continue;
     words.push_back("--set");
     words.push_back(s);

@@ -42,6 +42,8 @@ void declareFrameworkParams(ParamSchema& schema) {
   schema.addInt("run.fail_at_step", 0, Range::atLeast(0),
                 "rehearse a crash: stop with an error at the start of this step (0 = never); "
                 "for testing restart workflows");
+  schema.addChoice("run.fail_kind", "error", {"error", "out_of_memory"},
+                   "what run.fail_at_step rehearses: a Kinema error, or running out of memory (std::bad_alloc)");
   schema.addReal("run.progress_seconds", 5.0, Range::positive(),
                  "print a progress line on rank 0 at most this often");
   schema.addString("run.plugin_path", "",

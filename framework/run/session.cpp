@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <new>
 
 #include <unistd.h>
 
@@ -224,6 +225,7 @@ void Session::start(bool catchSignals) {
   frameEvery_ = config.getInt("output.frame_every");
   keep_ = config.getInt("run.checkpoint_keep");
   failAt_ = config.getInt("run.fail_at_step");
+  failOutOfMemory_ = config.getString("run.fail_kind") == "out_of_memory";
   schedule_ = std::make_unique<CheckpointSchedule>(config.getInt("run.checkpoint_every"),
                                                    config.getReal("run.checkpoint_wall"), wallTime());
   step_ = startStep_;
@@ -296,7 +298,10 @@ void Session::step() {
   if (done()) return;
   try {
     ++step_;
-    if (step_ == failAt_) throw Error(str("run.fail_at_step = ", failAt_, ": rehearsed failure"));
+    if (step_ == failAt_) {
+      if (failOutOfMemory_) throw std::bad_alloc();
+      throw Error(str("run.fail_at_step = ", failAt_, ": rehearsed failure"));
+    }
     double t0 = wallTime();
     io::Diagnostics::Row row;
     row.emplace_back("step", static_cast<double>(step_));
@@ -326,6 +331,16 @@ void Session::step() {
   } catch (Error& e) {
     fail(e);
     throw;
+  } catch (const std::bad_alloc&) {
+    // Any failure mid-run leaves status.yaml failed with the step and the restart command.
+    Error e("out of memory (std::bad_alloc): the step needs more memory than this rank could get; run on more "
+            "ranks or nodes, or a smaller scene");
+    fail(e);
+    throw e;
+  } catch (const std::exception& x) {
+    Error e(str("unexpected error: ", x.what()));
+    fail(e);
+    throw e;
   }
 }
 

@@ -123,6 +123,7 @@ class Session {
   std::vector<std::string> checkpoints_;
   bool restartInDir_ = false;
   long frameEvery_ = 1, keep_ = 2, failAt_ = 0;
+  bool failOutOfMemory_ = false;  // run.fail_kind: out_of_memory
   std::unique_ptr<CheckpointSchedule> schedule_;
   std::unique_ptr<Progress> progress_;
   int stopSignal_ = 0;

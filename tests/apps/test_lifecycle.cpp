@@ -262,3 +262,27 @@ TEST(Lifecycle, RestartLatestContinuesFromTheNewestCheckpoint) {
   EXPECT_EQ(readStatus(out)["restarted_from"], out + "/checkpoints/checkpoint_000012.h5");
   EXPECT_EQ(readStatus(out)["state"], "completed");
 }
+
+// Running out of memory mid-run (std::bad_alloc, not a Kinema error) ends like any failure:
+// status.yaml failed with the step, the message and the restart command; exit status 1; the run
+// continues from its last checkpoint and ends as the uninterrupted run.
+TEST(Lifecycle, OutOfMemoryMidRunIsAFailureWithARestart) {
+  auto dir = test::scratchDir("lifecycle_oom");
+  const std::string scene = writePile(dir, "eigen", 30);
+  ASSERT_EQ(runCmd(kinemaBin() + " run " + scene + " --output " + dir + "/full", dir + "/full.log").status, 0);
+  const Result r = runCmd(kinemaBin() + " run " + scene + " --output " + dir +
+                              "/oom --set run.checkpoint_every=5 --set run.fail_at_step=12 --set run.fail_kind=out_of_memory",
+                          dir + "/oom.log");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("out of memory (std::bad_alloc)"), std::string::npos) << r.output;
+  auto status = readStatus(dir + "/oom");
+  EXPECT_EQ(status["state"], "failed");
+  EXPECT_EQ(status["failed_step"], "12");
+  EXPECT_NE(status["message"].find("out of memory"), std::string::npos) << status["message"];
+  EXPECT_NE(status["restart"].find("--restart " + dir + "/oom/checkpoints/checkpoint_000010.h5"), std::string::npos)
+      << status["restart"];
+  EXPECT_EQ(status["restart"].find("fail_kind"), std::string::npos) << status["restart"];
+  const Result again = runCmd(status["restart"], dir + "/again.log");
+  ASSERT_EQ(again.status, 0) << again.output;
+  expectSameRun(dir + "/full", dir + "/oom");
+}
