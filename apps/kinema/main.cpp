@@ -64,6 +64,15 @@ int main(int argc, char** argv) {
     // Input is read identically on every rank, so every rank gets here: print once, exit cleanly.
     kinema::log::error(e.what());
     return 2;
+  } catch (const kinema::Error& e) {
+    if (e.everyRank()) {
+      // Raised by every rank at the same point (a collective check): print once, exit together.
+      kinema::log::error(e.what());
+      return 1;
+    }
+    kinema::log::writeAnyRank(kinema::log::Level::error, e.what());
+    if (kinema::MpiContext::mpiActive() && kinema::Comm::world().size() > 1) kinema::MpiContext::abort(1);
+    return 1;
   } catch (const std::exception& e) {
     // A failure on one rank may leave the others waiting in a collective: report it from the
     // rank that saw it and take the whole job down.

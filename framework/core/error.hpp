@@ -23,6 +23,14 @@ class Error : public std::runtime_error {
   // Adds a line of context ("while ..."); the outermost context is printed first.
   Error& addContext(const std::string& context);
   const std::string& message() const { return message_; }
+  // Marks an error that every rank raises at the same point with the same message (a collective
+  // check such as a NaN test, a rehearsed failure): the app then prints it once, from rank 0, and
+  // the ranks exit together instead of one rank aborting the job.
+  Error& onEveryRank() {
+    everyRank_ = true;
+    return *this;
+  }
+  bool everyRank() const { return everyRank_; }
   const std::vector<std::string>& contexts() const { return contexts_; }
   const char* what() const noexcept override { return full_.c_str(); }
 
@@ -31,6 +39,7 @@ class Error : public std::runtime_error {
   std::string message_;
   std::vector<std::string> contexts_;
   std::string full_;
+  bool everyRank_ = false;
 };
 
 // Bad user input. The app exits with status 2 for these and 1 for other errors.

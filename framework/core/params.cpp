@@ -101,30 +101,30 @@ ParamSpec& ParamSchema::add(ParamSpec spec) {
 }
 
 ParamSpec& ParamSchema::addBool(const std::string& key, bool def, const std::string& help) {
-  return add({key, ParamType::boolean, def, {}, {}, -1, false, help});
+  return add({key, ParamType::boolean, def, {}, {}, -1, false, help, {}});
 }
 ParamSpec& ParamSchema::addInt(const std::string& key, long long def, Range range,
                                const std::string& help) {
-  return add({key, ParamType::integer, def, range, {}, -1, false, help});
+  return add({key, ParamType::integer, def, range, {}, -1, false, help, {}});
 }
 ParamSpec& ParamSchema::addReal(const std::string& key, double def, Range range,
                                 const std::string& help) {
-  return add({key, ParamType::real, def, range, {}, -1, false, help});
+  return add({key, ParamType::real, def, range, {}, -1, false, help, {}});
 }
 ParamSpec& ParamSchema::addString(const std::string& key, const std::string& def,
                                   const std::string& help) {
-  return add({key, ParamType::string, def, {}, {}, -1, false, help});
+  return add({key, ParamType::string, def, {}, {}, -1, false, help, {}});
 }
 ParamSpec& ParamSchema::addChoice(const std::string& key, const std::string& def,
                                   std::vector<std::string> choices, const std::string& help) {
-  return add({key, ParamType::choice, def, {}, std::move(choices), -1, false, help});
+  return add({key, ParamType::choice, def, {}, std::move(choices), -1, false, help, {}});
 }
 ParamSpec& ParamSchema::addRealList(const std::string& key, std::vector<double> def, int size,
                                     const std::string& help) {
-  return add({key, ParamType::realList, std::move(def), {}, {}, size, false, help});
+  return add({key, ParamType::realList, std::move(def), {}, {}, size, false, help, {}});
 }
 ParamSpec& ParamSchema::addTree(const std::string& key, const std::string& help) {
-  return add({key, ParamType::tree, std::string{}, {}, {}, -1, false, help});
+  return add({key, ParamType::tree, std::string{}, {}, {}, -1, false, help, {}});
 }
 
 const ParamSpec* ParamSchema::find(const std::string& key) const {

@@ -130,6 +130,16 @@ void Session::start(bool catchSignals) {
   if (restart_ && !fs::exists(restartPath_))
     throw InputError(config.where("run.restart") + ": run.restart: no such checkpoint file '" + restartPath_ +
                      "'");
+  if (restart_ && fs::is_directory(restartPath_)) {
+    // Checked here: HDF5 (through MPI-IO) would print a page of read errors before failing.
+    const fs::path dir(restartPath_);
+    const std::string newest = latestCheckpoint(dir.filename() == "checkpoints" ? dir.parent_path().string() : restartPath_);
+    throw InputError(config.where("run.restart") + ": run.restart: '" + restartPath_ +
+                     "' is a directory, not a checkpoint file; " +
+                     (newest.empty() ? std::string("give a checkpoint file, e.g. OUT/checkpoints/checkpoint_000010.h5")
+                                     : "its newest checkpoint is " + newest) +
+                     ", or use --restart latest with --output set to the run's directory");
+  }
 
   // The checkpoint is opened (its checksums verified) and its fingerprint compared with the scene
   // before the module's setup, so a corrupted or mismatched checkpoint costs nothing.
@@ -300,7 +310,7 @@ void Session::step() {
     ++step_;
     if (step_ == failAt_) {
       if (failOutOfMemory_) throw std::bad_alloc();
-      throw Error(str("run.fail_at_step = ", failAt_, ": rehearsed failure"));
+      throw Error(str("run.fail_at_step = ", failAt_, ": rehearsed failure")).onEveryRank();
     }
     double t0 = wallTime();
     io::Diagnostics::Row row;

@@ -342,7 +342,11 @@ void AviModule::loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader&
               ", this run uses ", p_.engine.dyadicBase, " at ", ctx.comm.size(),
               " rank(s): it continues as a valid AVI with other steps, not the same trajectory (set "
               "avi.integrator.dyadic_base=", base, " to keep them)");
-  domain_->load(state);
+  try {
+    domain_->load(state);
+  } catch (InputError& e) {
+    throw InputError(str(where, ": ", e.message()));  // the domain's check names no file
+  }
   stepsDone_ = static_cast<long>(in.readInt("avi_step"));
   time_ = in.readReal("avi_time");
   energy0_ = in.readReal("avi_energy0");

@@ -85,6 +85,17 @@ TEST(CheckLikeRun, OutputDirectoryAndRestart) {
     EXPECT_NE(r.output.find("poisson.solution: checkpoint exponential, scene sine"), std::string::npos)
         << cmd << "\n" << r.output;
   }
+  // A directory given as the checkpoint: named, with the newest checkpoint in it, and no page of
+  // MPI-IO read errors before the message.
+  for (const char* cmd : {"check", "run"}) {
+    const Result r = sh(kinemaCmd(std::string(cmd) + " " + scene + " --output " + dir + "/part --restart " + dir + "/part"));
+    EXPECT_EQ(r.status, 2) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("is a directory, not a checkpoint file; its newest checkpoint is " + dir +
+                            "/part/checkpoints/checkpoint_000002.h5"),
+              std::string::npos)
+        << cmd << "\n" << r.output;
+    EXPECT_EQ(r.output.find("mca_"), std::string::npos) << cmd << "\n" << r.output;
+  }
   // The same restart unchanged: check passes and writes nothing.
   const Result ok = sh(kinemaCmd("check " + scene + " --output " + dir + "/part --restart latest"));
   EXPECT_EQ(ok.status, 0) << ok.output;
