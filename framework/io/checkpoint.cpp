@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -213,14 +214,23 @@ std::string formatChecksums(const Checksums& c) {
   return s;
 }
 
-Checksums parseChecksums(const std::string& text) {
+// Lines "<key> <hex>" as formatChecksums writes them; any other non-empty line (found by fuzzing:
+// a hex value out of range or not hex made std::stoull throw out of the reader) is an InputError.
+Checksums parseChecksums(const std::string& text, const std::string& path) {
   Checksums c;
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    auto space = line.rfind(' ');
-    if (space == std::string::npos) continue;
-    c[line.substr(0, space)] = std::stoull(line.substr(space + 1), nullptr, 16);
+    if (line.empty()) continue;
+    const auto space = line.rfind(' ');
+    const char* first = space == std::string::npos ? line.data() + line.size() : line.data() + space + 1;
+    const char* last = line.data() + line.size();
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(first, last, value, 16);
+    if (first == last || ec != std::errc() || end != last)
+      throw InputError(str("checkpoint ", path, " is corrupted: its checksums (", kChecksums,
+                           ") hold a malformed line '", line.substr(0, 80), "'"));
+    c[line.substr(0, space)] = value;
   }
   return c;
 }
@@ -352,7 +362,7 @@ CheckpointReader::CheckpointReader(std::string path, Comm comm) : path_(std::mov
   if (legacy_) return;
   if (!file_->hasAttribute("/", kChecksums))
     throw InputError(str("checkpoint ", path_, " is corrupted: its checksums (", kChecksums, ") are missing"));
-  const Checksums stored = parseChecksums(file_->readAttributeString("/", kChecksums));
+  const Checksums stored = parseChecksums(file_->readAttributeString("/", kChecksums), path_);
   // Verified through a separate read-only handle of the closed file, then opened again.
   file_.reset();
   const Checksums now = computeChecksums(path_, comm);

@@ -130,7 +130,10 @@ std::vector<Row> readParticlesCsv(const std::string& path, std::size_t materials
     throw InputError(str(at, ": give all of qx, qy, qz, qw or none"));
   std::vector<Row> rows;
   rows.reserve(t.rows.size());
-  for (const auto& [line, f] : t.rows) {
+  for (const auto& entry : t.rows) {
+    // Not a structured binding: clang 14 (the fuzzing build) cannot capture one in a lambda.
+    const auto& line = entry.first;
+    const auto& f = entry.second;
     const std::string where = str(path, ":", line);
     if (f.size() != t.header.size())
       throw InputError(str(where, ": ", f.size(), " columns, the header names ", t.header.size()));
