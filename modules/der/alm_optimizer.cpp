@@ -98,7 +98,7 @@ AlmOptimizer::AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& 
       fextFree_(std::move(externalForceFree)),
       id_(nextOptimizerId++),
       ws_(std::move(workspace)) {
-  init();
+  init(false);
 }
 
 AlmOptimizer::AlmOptimizer(std::vector<double> q, const Material& material, const OptimizerOptions& options,
@@ -111,36 +111,33 @@ AlmOptimizer::AlmOptimizer(std::vector<double> q, const Material& material, cons
       material_(material),
       id_(nextOptimizerId++),
       ws_(std::move(workspace)) {
-  init();
+  init(true);
 }
 
 AlmOptimizer::~AlmOptimizer() {
   if (ws_ && ws_->owner_ == id_) ws_->owner_ = 0;
 }
 
-void AlmOptimizer::init() {
+void AlmOptimizer::init(bool deferred) {
   if (!ws_) ws_ = std::make_shared<AlmWorkspace>(options_, backend_);
   if (!sameSolver(options_, ws_->preconditioner_, ws_->qpOptions_, ws_->mprgp_.options()))
     throw Error(str("der optimizer (strand ", strandId_, "): the shared workspace was made for other "
                     "preconditioner or MPRGP options"));
   options_.bounds.eta = options_.etaRatio * options_.bounds.mu;
-  const AlmWorkspace& w = bound();
-  if (w.model_.vertices() != N_)
-    throw InputError(str("der optimizer (strand ", strandId_, "): q has ", w.model_.vertices(),
-                         " vertices but the rest state ", N_));
-  scale_ = w.model_.scale();
+  if (!deferred) bound();  // builds the workspace for the strand and starts the state (start())
+}
+
+// The initial state p = p0, lambda = 0 and the initial residual, from the workspace just built for
+// the strand (bound() calls it on the first build, unless restore() gave the state).
+void AlmOptimizer::start(const AlmWorkspace& w) const {
   p_ = w.p0_;
   lambda_.assign(static_cast<std::size_t>(constraintCount(N_)), 0.0);
   prevDp_.assign(p_.size(), 0.0);
-
-  fextNorm_ = scaledNorm(std::vector<double>(w.model_.externalForce().begin(), w.model_.externalForce().end()));
-  if (!(fextNorm_ > 0.0))
-    throw InputError(str("der optimizer (strand ", strandId_, "): the external force is zero; the relative "
-                         "residual is undefined"));
   std::vector<double>& f = ws_->f_;
   w.model_.force(p_, f);
   checkFinite(f, "force f(p0)");
   stats_.initialResidual = stats_.residual = scaledNorm(f) / fextNorm_;
+  started_ = true;
 }
 
 AlmWorkspace& AlmOptimizer::bound() const {
@@ -173,7 +170,11 @@ AlmWorkspace& AlmOptimizer::bound() const {
   // The model takes the scale of the rest state as given; p0 that of the synchronised copy (README
   // decision 11), as the optimiser always did.
   w.model_.rebuild(material_.radius, rest0->restLength.at(0), stiffnessScale(*rest0), *mass, *fext);
-  if (w.model_.vertices() != N_) return w;  // init() reports it
+  if (w.model_.vertices() != N_) {
+    w.owner_ = 0;
+    throw InputError(str("der optimizer (strand ", strandId_, "): q has ", w.model_.vertices(),
+                         " vertices but the rest state ", N_));
+  }
   if (rest0 != &w.rest0_) w.rest0_ = *rest0;
   synchronizeRestKappa(w.rest0_);
   w.p0_ = toParameters(w.rest0_, w.model_.scale());
@@ -182,6 +183,15 @@ AlmWorkspace& AlmOptimizer::bound() const {
   w.resize(N_);
   w.owner_ = id_;
   ++w.rebuilds_;
+  if (!derived_) {
+    scale_ = w.model_.scale();
+    fextNorm_ = scaledNorm(std::vector<double>(w.model_.externalForce().begin(), w.model_.externalForce().end()));
+    if (!(fextNorm_ > 0.0))
+      throw InputError(str("der optimizer (strand ", strandId_, "): the external force is zero; the relative "
+                           "residual is undefined"));
+    derived_ = true;
+  }
+  if (!started_) start(w);
   return w;
 }
 
@@ -425,6 +435,7 @@ const AlmStats& AlmOptimizer::run() {
 }
 
 AlmState AlmOptimizer::state() const {
+  started();
   AlmState s;
   s.p = p_;
   s.lambda = lambda_;
@@ -436,9 +447,11 @@ AlmState AlmOptimizer::state() const {
 }
 
 void AlmOptimizer::restore(const AlmState& s) {
-  if (s.p.size() != p_.size() || s.lambda.size() != lambda_.size() || s.previousStep.size() != prevDp_.size())
+  const auto np = static_cast<std::size_t>(parameterCount(N_)), nc = static_cast<std::size_t>(constraintCount(N_));
+  if (s.p.size() != np || s.lambda.size() != nc || s.previousStep.size() != np)
     throw InputError(str("der optimizer (strand ", strandId_, "): the saved state has ", s.p.size(), " parameters and ",
-                         s.lambda.size(), " multipliers; this strand has ", p_.size(), " and ", lambda_.size()));
+                         s.lambda.size(), " multipliers; this strand has ", np, " and ", nc));
+  started_ = true;
   p_ = s.p;
   lambda_ = s.lambda;
   prevDp_ = s.previousStep;

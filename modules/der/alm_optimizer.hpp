@@ -148,7 +148,12 @@ class AlmOptimizer {
                const OptimizerOptions& options, const la::Backend& backend, int strandId = 0,
                std::shared_ptr<AlmWorkspace> workspace = nullptr);
   // The frames are initialFrames(q), recomputed whenever the workspace is rebuilt for this strand
-  // rather than stored: the smallest state (the der module's).
+  // rather than stored: the smallest state (the der module's). This constructor builds nothing:
+  // the workspace is built for the strand, and its initial state (p = p0, lambda = 0, the initial
+  // residual) set, when it is first needed (the first iteration, which builds it anyway, or an
+  // accessor below), so a set-up of many strands does not build each one twice (bitwise the same
+  // results: the same functions on the same inputs). Its input errors (a zero external force)
+  // come then too.
   AlmOptimizer(std::vector<double> q, const Material& material, const OptimizerOptions& options,
                const la::Backend& backend, int strandId, std::shared_ptr<AlmWorkspace> workspace);
   ~AlmOptimizer();
@@ -162,15 +167,15 @@ class AlmOptimizer {
   bool done() const { return done_; }
   int iteration() const { return k_; }
 
-  AlmState state() const;
+  AlmState state() const;  // (starts the state first, see below)
   void restore(const AlmState& state);
 
   RestState restState() const;         // optimised (current) rest state, kbar synchronised
   RestState initialRestState() const;  // p0 as a RestState (kbar synchronised, README decision 11)
-  const AlmStats& stats() const { return stats_; }
-  const std::vector<double>& parameters() const { return p_; }
-  const std::vector<double>& multipliers() const { return lambda_; }
-  double scale() const { return scale_; }
+  const AlmStats& stats() const { return started().stats_; }
+  const std::vector<double>& parameters() const { return started().p_; }
+  const std::vector<double>& multipliers() const { return started().lambda_; }
+  double scale() const { return derived_ ? scale_ : (bound(), scale_); }
   const OptimizerOptions& options() const { return options_; }
   const std::vector<double>& configuration() const { return q_; }
   const AlmWorkspace& workspace() const { return *ws_; }
@@ -195,7 +200,12 @@ class AlmOptimizer {
   // Makes the workspace hold this strand's derived data (rebuilding it if it served another
   // strand last) and returns it.
   AlmWorkspace& bound() const;
-  void init();
+  void init(bool deferred);
+  void start(const AlmWorkspace& w) const;  // the initial state (see the constructor without frames)
+  const AlmOptimizer& started() const {
+    if (!started_) bound();
+    return *this;
+  }
   void assemble();  // f_, J_, grad_, A_, b_, lo_, hi_ of the workspace at p_
   double lagrangianOf(const std::vector<double>& p, const std::vector<double>& f) const;
   double scaledNorm(const std::vector<double>& f) const;  // ||M^-1/2 f||
@@ -212,12 +222,15 @@ class AlmOptimizer {
   ReferenceFrames frames_;
   RestState rest0_;
   std::vector<double> massFree_, fextFree_;
-  // State.
-  std::vector<double> p_, lambda_, prevDp_;
-  double scale_ = 1.0, fextNorm_ = 0.0;
+  // State, and the scale and ||M^-1/2 f_ext|| of the strand's model. Mutable: bound() sets them
+  // when it first builds the workspace for the strand (started_, derived_), which may be deferred
+  // from the constructor to the first use (see the constructor without frames).
+  mutable std::vector<double> p_, lambda_, prevDp_;
+  mutable double scale_ = 1.0, fextNorm_ = 0.0;
   int k_ = 0;
   bool done_ = false;
-  AlmStats stats_;
+  mutable AlmStats stats_;
+  mutable bool started_ = false, derived_ = false;
   std::uint64_t id_;
   std::shared_ptr<AlmWorkspace> ws_;
 };

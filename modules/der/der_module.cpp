@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include "framework/core/error.hpp"
@@ -277,6 +278,13 @@ void DerModule::setup(run::RunContext& ctx) {
     // One workspace for this rank's strands: an optimiser keeps only its strand's state (the
     // frames are initialFrames(q), recomputed with the workspace), so memory per strand is that
     // state (docs/modules/der.md, "Memory"). The per-iteration history is not kept either.
+    // The optimisers are built lazily (at their first iteration, alm_optimizer.hpp), so the
+    // scene-wide input error they would raise is checked here, on every rank: with no gravity the
+    // external force, and the relative residual's denominator, is zero.
+    if (!(material_.gravity.norm() > 0.0))
+      throw InputError(str(c.where("der.material.gravity"), ": der.material.gravity is (", material_.gravity.transpose(), "): the optimisation "
+                           "balances gravity, and its relative residual ||M^-1/2 f|| / ||M^-1/2 f_ext|| is undefined "
+                           "without it; set der.optimize.enabled: false to simulate without gravity"));
     OptimizerOptions o = optOptions_;
     o.recordHistory = false;
     auto workspace = std::make_shared<AlmWorkspace>(o, ctx.backend);
@@ -307,16 +315,38 @@ void DerModule::setup(run::RunContext& ctx) {
   }
 }
 
-ProgressHint DerModule::progressHint() const {
+ProgressHint optimisationHint(const OptimisationProgress& p) {
   ProgressHint h;
+  const long itersLeft = std::max(0L, p.kMax - p.iteration);
+  const std::int64_t converged = p.strands - p.running;
+  // In strand iterations: the bound, and the estimate from the convergence rate when there is one.
+  const double bound = static_cast<double>(p.running) * static_cast<double>(itersLeft);
+  double work = bound;
+  const bool estimated = converged > 0 && p.running < p.runningBefore && p.running > 0;
+  if (estimated) {
+    const double r = static_cast<double>(p.running) / static_cast<double>(p.runningBefore);
+    work = std::min(bound, static_cast<double>(p.running) / (1.0 - r));
+  }
+  if (p.running == 0) work = 0.0;
+  // In steps of this process's mean cost per step (the progress line's rate).
+  const double perStep = p.steps > 0 && p.work > 0 ? static_cast<double>(p.work) / static_cast<double>(p.steps)
+                                                   : static_cast<double>(std::max<std::int64_t>(p.running, 1));
+  h.stepsLeft = static_cast<long>(std::ceil(work / perStep)) + p.frames;
+  h.upperBound = !estimated && p.running > 0;
+  h.note = str(converged, "/", p.strands, " strands converged");
+  if (p.running > 0)
+    h.note += estimated ? str("; ETA from their rate, k_max allows ", itersLeft, " more iterations")
+                        : str("; ETA if every running strand takes the ", itersLeft, " iterations k_max allows");
+  return h;
+}
+
+ProgressHint DerModule::progressHint() const {
   if (optimizationDone_) {
+    ProgressHint h;
     h.stepsLeft = frames_ - frame_;
     return h;
   }
-  h.stepsLeft = optimizeSteps_ - optimizeStep_ + frames_;
-  h.upperBound = true;
-  h.note = str(strandsConverged_, "/", strandsTotal_, " strands converged");
-  return h;
+  return optimisationHint(progress_);
 }
 
 bool DerModule::finished() const {
@@ -338,11 +368,25 @@ void DerModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
 void DerModule::optimizeStep(run::RunContext& ctx) {
   ScopedTimer t("der.optimize");
   ++optimizeStep_;
+  auto converged = [&] {
+    return static_cast<std::int64_t>(
+        std::count_if(optimizers_.begin(), optimizers_.end(), [](const auto& o) { return o->done(); }));
+  };
+  // The strands this step iterates: known from the last step's count, except at this process's
+  // first step (after a restart the optimisers' done flags come from the checkpoint).
+  const std::int64_t before = progress_.steps > 0 ? strandsConverged_ : ctx.comm.sum(converged());
   for (auto& opt : optimizers_)
     if (!opt->done()) opt->iterate();
-  // One reduction, as before: the count also feeds the progress line.
-  strandsConverged_ = ctx.comm.sum(static_cast<std::int64_t>(
-      std::count_if(optimizers_.begin(), optimizers_.end(), [](const auto& o) { return o->done(); })));
+  // One reduction per step: the count also feeds the progress line.
+  strandsConverged_ = ctx.comm.sum(converged());
+  progress_.strands = strandsTotal_;
+  progress_.runningBefore = strandsTotal_ - before;
+  progress_.running = strandsTotal_ - strandsConverged_;
+  progress_.work += progress_.runningBefore;
+  ++progress_.steps;
+  progress_.iteration = optimizeStep_;
+  progress_.kMax = optimizeSteps_;
+  progress_.frames = frames_;
   const bool allDone = strandsConverged_ == strandsTotal_;
   if (allDone || optimizeStep_ >= optimizeSteps_) finishOptimization(ctx);
 }
@@ -550,20 +594,46 @@ void put(std::vector<double>& b, const std::vector<double>& v) {
   b.insert(b.end(), v.begin(), v.end());
 }
 
+// Reads one strand's blob back, checking every value (docs/modules/der.md, "Checkpoints"): an
+// array's stored length is the one the strand needs, counts are whole numbers, every value is
+// finite; a problem is an InputError naming the checkpoint and the strand (`where`).
 struct Reader {
-  const std::vector<double>& b;
-  std::size_t at = 0;
+  std::span<const double> b;
   std::string where;
-  double get() {
-    if (at >= b.size()) throw InputError(where + ": checkpoint blob ends early");
+  std::size_t at = 0;
+  double get(const char* what) {
+    if (at >= b.size())
+      throw InputError(str(where, ": its blob (", b.size(), " values) ends before ", what));
     return b[at++];
   }
-  std::vector<double> vec() {
-    const auto n = static_cast<std::size_t>(get());
-    if (at + n > b.size()) throw InputError(where + ": checkpoint blob ends early");
+  double finite(const char* what) {
+    const double v = get(what);
+    if (!std::isfinite(v)) throw InputError(str(where, ": ", what, " is ", v));
+    return v;
+  }
+  // A whole number in [0, max].
+  double count(const char* what, double max) {
+    const double v = get(what);
+    if (!(v >= 0.0 && v <= max && v == std::floor(v)))
+      throw InputError(str(where, ": ", what, " is ", v, ", not a whole number from 0 to ", max));
+    return v;
+  }
+  bool flag(const char* what) { return count(what, 1.0) != 0.0; }
+  // An array of exactly n finite values (its stored length first).
+  std::vector<double> vec(const char* what, std::size_t n) {
+    const double stored = get(what);
+    if (stored != static_cast<double>(n))
+      throw InputError(str(where, ": ", what, " has ", stored, " values, the strand needs ", n));
+    if (b.size() - at < n) throw InputError(str(where, ": its blob (", b.size(), " values) ends inside ", what));
     std::vector<double> v(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + n));
     at += n;
+    for (std::size_t k = 0; k < n; ++k)
+      if (!std::isfinite(v[k])) throw InputError(str(where, ": ", what, " has the non-finite value ", v[k], " at ", k));
     return v;
+  }
+  void end() {
+    if (at != b.size())
+      throw InputError(str(where, ": its blob holds ", b.size(), " values, ", b.size() - at, " more than its state"));
   }
 };
 
@@ -590,15 +660,18 @@ void putRest(std::vector<double>& b, const RestState& r) {
   put(b, r.cBend);
   put(b, r.cTwist);
 }
-RestState getRest(Reader& rd) {
+RestState getRest(Reader& rd, std::size_t N) {
   RestState r;
-  r.restLength = rd.vec();
-  auto k = rd.vec();
+  r.restLength = rd.vec("the rest lengths", N - 1);
+  for (std::size_t j = 0; j + 1 < N; ++j)
+    if (!(r.restLength[j] > 0.0))
+      throw InputError(str(rd.where, ": rest length ", j, " is ", r.restLength[j], " (must be positive)"));
+  const auto k = rd.vec("the rest curvatures", 4 * N);
   for (std::size_t i = 0; i + 3 < k.size(); i += 4) r.restKappa.emplace_back(k[i], k[i + 1], k[i + 2], k[i + 3]);
-  r.restTwist = rd.vec();
-  r.cStretch = rd.vec();
-  r.cBend = rd.vec();
-  r.cTwist = rd.vec();
+  r.restTwist = rd.vec("the rest twists", N);
+  r.cStretch = rd.vec("the stretching stiffnesses", N - 1);
+  r.cBend = rd.vec("the bending stiffnesses", N);
+  r.cTwist = rd.vec("the twisting stiffnesses", N);
   return r;
 }
 
@@ -687,92 +760,184 @@ void DerModule::saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) 
   }
 }
 
+// Every value read back is checked before any is used (docs/modules/der.md, "Checkpoints"): the
+// counts against the scene, the blob lengths (whole, non-negative, adding up to /der/blob), and
+// each strand's blob against its strand (array lengths, flags, finite values). A problem on one
+// rank is raised on every rank (raiseOnEveryRank), with the same message, and every rank reaches
+// the same collectives before it can throw, so none waits for ever.
 void DerModule::loadCheckpoint(run::RunContext& ctx, const io::CheckpointReader& in) {
   const std::string where = in.path();
+  const Comm& comm = ctx.comm;
   if (in.readInt("der_strands") != local_.totalStrands)
     throw InputError(str(where, ": checkpoint of ", in.readInt("der_strands"), " strands, but the scene has ",
                          local_.totalStrands));
   if (in.readString("der_scheme") != scheme_)
     throw InputError(str(where, ": checkpoint of scheme ", in.readString("der_scheme"), ", but the scene has ", scheme_));
-  optimizeStep_ = in.readInt("der_optimize_step");
-  const bool done = in.readInt("der_optimization_done") != 0;
-  frame_ = in.readInt("der_frame");
+  const std::int64_t step = in.readInt("der_optimize_step"), doneFlag = in.readInt("der_optimization_done"),
+                     frame = in.readInt("der_frame");
+  if (step < 0 || (doneFlag == 0 && step > optimizeSteps_))
+    throw InputError(str(where, ": der_optimize_step is ", step, "; the optimisation has 0 to ", optimizeSteps_, " steps"));
+  if (doneFlag != 0 && doneFlag != 1)
+    throw InputError(str(where, ": der_optimization_done is ", doneFlag, " (0 or 1)"));
+  if (frame < 0 || (doneFlag == 0 && frame != 0))
+    throw InputError(str(where, ": der_frame is ", frame, (doneFlag == 0 ? " before the optimisation has ended" : "")));
+  const bool done = doneFlag != 0;
+  if (!done && optimizers_.size() != local_.geometry.size())
+    throw InputError(str(where, ": a checkpoint taken while optimising, but this scene does not optimise"));
+
+  // Blob lengths: this rank's strands only (a slab), checked, offsets by a prefix sum.
   const auto& f = in.file();
-  const std::vector<double> lengths = f.readAll("/der/blob_length");
-  std::uint64_t offset = 0;
-  for (std::int64_t s = 0; s < local_.firstStrand; ++s) offset += static_cast<std::uint64_t>(lengths[u(s)]);
+  for (const char* name : {"/der/blob_length", "/der/blob"})
+    if (!f.exists(name)) throw InputError(str(where, ": dataset ", name, " is missing"));
+  const io::Shape lengthShape = f.shape("/der/blob_length"), blobShape = f.shape("/der/blob");
+  if (lengthShape.size() != 1 || lengthShape[0] != static_cast<std::uint64_t>(local_.totalStrands))
+    throw InputError(str(where, ": /der/blob_length has ", lengthShape.empty() ? 0 : lengthShape[0],
+                         " entries, one per strand of the scene's ", local_.totalStrands, " expected"));
+  if (blobShape.size() != 1) throw InputError(str(where, ": /der/blob is not a list of values"));
+  const std::uint64_t blobSize = blobShape[0];
+  const std::size_t mine = local_.geometry.size();
+  const std::vector<double> lengths =
+      f.readSlab("/der/blob_length", static_cast<std::uint64_t>(local_.firstStrand), mine);
   std::uint64_t rows = 0;
-  for (std::size_t i = 0; i < local_.geometry.size(); ++i)
-    rows += static_cast<std::uint64_t>(lengths[u(local_.firstStrand) + i]);
-  const std::vector<double> all = f.readSlab("/der/blob", offset, rows);
-  std::size_t at = 0;
-  if (done) {
-    optimizationDone_ = true;
-    local_.rest.clear();
-    local_.results.clear();
-  }
-  bool hasSims = false;
-  std::vector<std::vector<double>> simBlobs;
-  for (std::size_t i = 0; i < local_.geometry.size(); ++i) {
-    const auto n = static_cast<std::size_t>(lengths[u(local_.firstStrand) + i]);
-    std::vector<double> b(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + n));
-    at += n;
-    Reader rd{b, 0, str(where, ": strand ", local_.firstStrand + static_cast<std::int64_t>(i))};
-    if (!done) {
-      AlmState s;
-      s.k = static_cast<int>(rd.get());
-      s.done = rd.get() != 0.0;
-      s.p = rd.vec();
-      s.lambda = rd.vec();
-      s.previousStep = rd.vec();
-      s.stats = optimizers_[i]->stats();
-      s.stats.newtonIterations = static_cast<int>(rd.get());
-      s.stats.mprgpIterations = static_cast<long>(rd.get());
-      s.stats.factorizations = static_cast<long>(rd.get());
-      s.stats.lineSearchHalvings = static_cast<long>(rd.get());
-      s.stats.assemblySeconds = rd.get();
-      s.stats.factorSeconds = rd.get();
-      s.stats.mprgpSeconds = rd.get();
-      s.stats.lineSearchSeconds = rd.get();
-      s.stats.initialResidual = rd.get();
-      s.stats.residual = rd.get();
-      s.stats.stopReason = kReasons[std::clamp(static_cast<int>(rd.get()), 0, 3)];
-      s.stats.history.clear();
-      optimizers_[i]->restore(s);
-    } else {
-      local_.rest.push_back(getRest(rd));
-      if (rd.get() != 0.0) {
-        StrandResult r;
-        r.relativeResidual = rd.get();
-        r.newtonIterations = rd.get();
-        r.mprgpIterationsPerSolve = rd.get();
-        r.stopReason = rd.get();
-        r.mprgpIterations = rd.get();
-        r.seconds = rd.get();
-        local_.results.push_back(r);
-      }
-      if (rd.get() != 0.0) {
-        hasSims = true;
-        simBlobs.push_back(std::vector<double>(b.begin() + static_cast<std::ptrdiff_t>(rd.at), b.end()));
-      }
+  raiseOnEveryRank(comm, [&] {
+    for (std::size_t i = 0; i < mine; ++i) {
+      const double n = lengths[i];
+      if (!(n >= 0.0 && n <= static_cast<double>(blobSize) && n == std::floor(n)))
+        throw InputError(str(where, ": strand ", local_.firstStrand + static_cast<std::int64_t>(i),
+                             ": /der/blob_length is ", n, ", not a whole number from 0 to the ", blobSize,
+                             " values of /der/blob"));
+      rows += static_cast<std::uint64_t>(n);
+      if (rows > blobSize)
+        throw InputError(str(where, ": strand ", local_.firstStrand + static_cast<std::int64_t>(i),
+                             ": the blob lengths up to this strand add up to more than the ", blobSize,
+                             " values of /der/blob"));
     }
-  }
-  if (done) optimizers_.clear();
-  if (done && (frames_ > 0)) {
-    startSimulation();
-    if (ctx.comm.any(hasSims)) {
-      for (std::size_t i = 0; i < sims_.size(); ++i) {
-        Reader rd{simBlobs[i], 0, str(where, ": strand ", local_.firstStrand + static_cast<std::int64_t>(i))};
-        auto q = rd.vec();
-        auto qdot = rd.vec();
-        ReferenceFrames fr;
-        fr.a1 = unflatten3(rd.vec());
-        fr.tangent = unflatten3(rd.vec());
-        fr.refTwist = rd.vec();
-        const double t = rd.get();
-        const long steps = static_cast<long>(rd.get());
-        sims_[i]->restoreState(std::move(q), std::move(qdot), std::move(fr), t, steps);
+  });
+  const auto offset = static_cast<std::uint64_t>(comm.exscan(static_cast<std::int64_t>(rows)));
+  const auto total = static_cast<std::uint64_t>(comm.sum(static_cast<std::int64_t>(rows)));
+  raiseOnEveryRank(comm, [&] {
+    if (mine > 0 && offset + rows > blobSize)
+      throw InputError(str(where, ": strand ", local_.firstStrand, ": its blob starts at value ", offset,
+                           " and the blobs of its rank's strands run past the ", blobSize, " values of /der/blob"));
+  });
+  if (total != blobSize)
+    throw InputError(str(where, ": strand ", local_.totalStrands - 1, ", the last, ends its blob at value ", total,
+                         " of the ", blobSize, " in /der/blob: the lengths in /der/blob_length do not add up to it"));
+  const std::vector<double> all = f.readSlab("/der/blob", offset, rows);
+
+  // Parse and check every strand's blob into local storage; nothing of the module changes yet.
+  std::vector<AlmState> states;
+  std::vector<RestState> rests;
+  std::vector<StrandResult> results;
+  struct SimState {
+    std::vector<double> q, qdot;
+    ReferenceFrames frames;
+    double time = 0.0;
+    long steps = 0;
+  };
+  std::vector<SimState> simStates;
+  // Per rank: 1 if its strands carry results / simulator states, 0 if not, -1 without strands.
+  int hasResults = -1, hasSims = -1;
+  raiseOnEveryRank(comm, [&] {
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < mine; ++i) {
+      const auto n = static_cast<std::size_t>(lengths[i]);
+      const std::int64_t s = local_.firstStrand + static_cast<std::int64_t>(i);
+      Reader rd{std::span<const double>(all).subspan(at, n), str(where, ": strand ", s)};
+      at += n;
+      const auto N = static_cast<std::size_t>(local_.geometry[i].vertices());
+      const auto np = static_cast<std::size_t>(parameterCount(static_cast<int>(N)));
+      const auto nc = static_cast<std::size_t>(constraintCount(static_cast<int>(N)));
+      constexpr double kMaxCount = 9007199254740992.0;  // 2^53: every whole double below is exact
+      if (!done) {
+        AlmState st;
+        st.k = static_cast<int>(rd.count("the ALM iteration k", static_cast<double>(optimizeSteps_)));
+        st.done = rd.flag("the done flag");
+        st.p = rd.vec("the parameters p", np);
+        st.lambda = rd.vec("the multipliers lambda", nc);
+        st.previousStep = rd.vec("the previous step", np);
+        st.stats = AlmStats{};  // what a fresh optimiser has (without building its workspace)
+        st.stats.newtonIterations = static_cast<int>(rd.count("the Newton iterations", 2147483647.0));
+        st.stats.mprgpIterations = static_cast<long>(rd.count("the MPRGP iterations", kMaxCount));
+        st.stats.factorizations = static_cast<long>(rd.count("the factorisations", kMaxCount));
+        st.stats.lineSearchHalvings = static_cast<long>(rd.count("the line-search halvings", kMaxCount));
+        st.stats.assemblySeconds = rd.finite("the assembly time");
+        st.stats.factorSeconds = rd.finite("the factorisation time");
+        st.stats.mprgpSeconds = rd.finite("the MPRGP time");
+        st.stats.lineSearchSeconds = rd.finite("the line-search time");
+        st.stats.initialResidual = rd.finite("the initial residual");
+        st.stats.residual = rd.finite("the residual");
+        st.stats.stopReason = kReasons[static_cast<int>(rd.count("the stop reason", 3.0))];
+        st.stats.history.clear();
+        rd.end();
+        states.push_back(std::move(st));
+        continue;
       }
+      rests.push_back(getRest(rd, N));
+      const int withResults = rd.flag("the results flag") ? 1 : 0;
+      if (hasResults >= 0 && withResults != hasResults)
+        throw InputError(str(rd.where, ": it ", withResults ? "has" : "lacks", " optimisation results, strand ",
+                             local_.firstStrand, " ", hasResults ? "has" : "lacks", " them"));
+      hasResults = withResults;
+      if (withResults) {
+        StrandResult r;
+        r.relativeResidual = rd.finite("the relative residual");
+        r.newtonIterations = rd.count("the Newton iterations", kMaxCount);
+        r.mprgpIterationsPerSolve = rd.finite("the MPRGP iterations per solve");
+        r.stopReason = rd.count("the stop reason", 3.0);
+        r.mprgpIterations = rd.count("the MPRGP iterations", kMaxCount);
+        r.seconds = rd.finite("the optimisation time");
+        results.push_back(r);
+      }
+      const int withSim = rd.flag("the simulation flag") ? 1 : 0;
+      if (hasSims >= 0 && withSim != hasSims)
+        throw InputError(str(rd.where, ": it ", withSim ? "has" : "lacks", " a simulation state, strand ",
+                             local_.firstStrand, " ", hasSims ? "has" : "lacks", " one"));
+      hasSims = withSim;
+      if (withSim) {
+        SimState sim;
+        sim.q = rd.vec("the configuration q", 4 * N - 1);
+        sim.qdot = rd.vec("the velocity", 4 * N - 1);
+        sim.frames.a1 = unflatten3(rd.vec("the reference directors a1", 3 * (N - 1)));
+        sim.frames.tangent = unflatten3(rd.vec("the reference tangents", 3 * (N - 1)));
+        sim.frames.refTwist = rd.vec("the reference twists", N);
+        sim.time = rd.finite("the simulated time");
+        sim.steps = static_cast<long>(rd.count("the simulated steps", kMaxCount));
+        simStates.push_back(std::move(sim));
+      }
+      rd.end();
+    }
+  });
+  // The same flags on every rank with strands (a rank whose strands disagree names its first).
+  if (done) {
+    const std::int64_t results1 = comm.max(static_cast<std::int64_t>(hasResults));
+    const std::int64_t sims1 = comm.max(static_cast<std::int64_t>(hasSims));
+    raiseOnEveryRank(comm, [&] {
+      if (hasResults >= 0 && hasResults != results1)
+        throw InputError(str(where, ": strand ", local_.firstStrand, ": ", hasResults ? "has" : "lacks",
+                             " optimisation results, other strands ", results1 ? "have" : "lack", " them"));
+      if (hasSims >= 0 && hasSims != sims1)
+        throw InputError(str(where, ": strand ", local_.firstStrand, ": ", hasSims ? "has" : "lacks",
+                             " a simulation state, other strands ", sims1 ? "have" : "lack", " one"));
+    });
+  }
+
+  // Everything checked: the module takes the state over.
+  optimizeStep_ = step;
+  frame_ = frame;
+  if (!done) {
+    for (std::size_t i = 0; i < mine; ++i) optimizers_[i]->restore(states[i]);
+    return;
+  }
+  optimizationDone_ = true;
+  local_.rest = std::move(rests);
+  local_.results = std::move(results);
+  optimizers_.clear();
+  if (frames_ > 0) {
+    startSimulation();
+    for (std::size_t i = 0; i < simStates.size(); ++i) {
+      SimState& sim = simStates[i];
+      sims_[i]->restoreState(std::move(sim.q), std::move(sim.qdot), std::move(sim.frames), sim.time, sim.steps);
     }
   }
 }

@@ -23,6 +23,30 @@
 
 namespace kinema::der {
 
+// Where the optimisation stands, for its progress line (DerModule::progressHint). Every strand
+// not yet converged is iterated once per step, so a step's cost is close to the number of strands
+// it iterates; counts are over all ranks, `steps` and `work` over this process's steps (the
+// progress line's rate counts those too, after a restart only the steps since).
+struct OptimisationProgress {
+  std::int64_t strands = 0;        // S
+  std::int64_t running = 0;        // strands not converged after the last step
+  std::int64_t runningBefore = 0;  // before it (the strands the last step iterated)
+  std::int64_t work = 0;           // strand iterations of this process's steps
+  long steps = 0;                  // this process's steps
+  long iteration = 0, kMax = 0;    // ALM iterations done (the whole run's), and their cap
+  long frames = 0;                 // forward frames after the optimisation
+};
+
+// The steps left, in steps of the mean cost so far (the runner's ETA is steps left / rate):
+//  - once strands converge, an estimate from the rate at which they do: the running strands fall
+//    by the last step's ratio r = running / runningBefore per step, so they still take running /
+//    (1 - r) strand iterations (a geometric series), at most the bound below; the ETA is printed
+//    as an estimate;
+//  - before any has converged (or while the last step converged none), the bound: every running
+//    strand iterated up to k_max, printed as "at most".
+// The forward frames follow at one step each, as before. The note says which it is.
+ProgressHint optimisationHint(const OptimisationProgress& p);
+
 class DerModule : public run::Module {
  public:
   static void declare(ParamSchema& schema);
@@ -30,7 +54,8 @@ class DerModule : public run::Module {
   void setup(run::RunContext& ctx) override;
   long totalSteps() const override { return optimizeSteps_ + frames_; }
   // While optimising, k_max is a cap (strands stop when they converge, usually after a few
-  // iterations): the ETA is an upper bound, with the count of converged strands beside it.
+  // iterations): the ETA is estimated from the rate at which strands converge, or is the bound
+  // k_max gives until one has (optimisationHint), with the count of converged strands beside it.
   ProgressHint progressHint() const override;
   bool finished() const override;
   double time() const override;
@@ -90,6 +115,7 @@ class DerModule : public run::Module {
   // Progress
   long optimizeStep_ = 0;  // ALM iterations done
   std::int64_t strandsConverged_ = 0, strandsTotal_ = 0;  // over all ranks, after the last iteration
+  OptimisationProgress progress_;
   bool optimizationDone_ = false;
   bool justOptimized_ = false;
   bool simStarted_ = false;

@@ -3,6 +3,7 @@
 // interrupted mid-optimisation and restarted from its checkpoint ends with the same parameters;
 // the optimised strand file loads into a forward run; bad input fails clearly.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <algorithm>
 #include <cstring>
@@ -118,6 +119,112 @@ TEST(DerModuleRanks, RestartMidOptimisationEndsWithTheSameParameters) {
   for (const char* ds : {"/strands/rest_kappa", "/strands/rest_twist", "/strands/rest_length", "/strands/c_stretch",
                          "/strands/c_bend", "/strands/c_twist", "/strands/results/relative_residual"})
     EXPECT_TRUE(bitwiseEqual(readAll(dir + "/full/strands.h5", ds), readAll(dir + "/crash/strands.h5", ds))) << ds;
+}
+
+namespace {
+
+// A copy of checkpoint `from` at `to` (rank 0; every rank waits) with `tamper` applied to the
+// values of one dataset, turned into a checkpoint of the format before checksums (marker 1, no
+// checksums or fingerprint), which is read unchecked: only the module's own checks guard it.
+template <class F>
+void tamperedCopy(const std::string& from, const std::string& to, const char* dataset, F&& tamper) {
+  if (Comm::world().isRoot()) {
+    std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
+    hid_t f = H5Fopen(to.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0) << to;
+    hid_t d = H5Dopen2(f, dataset, H5P_DEFAULT);
+    ASSERT_GE(d, 0) << dataset;
+    hid_t space = H5Dget_space(d);
+    std::vector<double> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+    H5Sclose(space);
+    EXPECT_GE(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+    tamper(v);
+    EXPECT_GE(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+    H5Dclose(d);
+    for (const char* name : {"kinema_checksums", "runner_fingerprint"})
+      if (H5Aexists(f, name) > 0) H5Adelete(f, name);
+    hid_t m = H5Aopen(f, "kinema_checkpoint", H5P_DEFAULT);
+    const std::int64_t one = 1;
+    EXPECT_GE(H5Awrite(m, H5T_NATIVE_INT64, &one), 0);
+    H5Aclose(m);
+    H5Fclose(f);
+  }
+  Comm::world().barrier();
+}
+
+}  // namespace
+
+// A checkpoint whose per-strand blobs do not fit the scene (issue 16): every value read back is
+// checked, and every rank stops with the same InputError naming the checkpoint and the strand,
+// whichever rank holds the strand (no rank waits in a collective for the others).
+TEST(DerModuleRanks, TamperedCheckpointStopsEveryRankWithTheSameMessage) {
+  const std::string dir = test::scratchDir("der_bad_checkpoint");
+  const std::string scene = writeScene(dir, kScene);
+  EXPECT_THROW(runIn(dir + "/crash", scene, {"run.fail_at_step=4"}), Error);
+  const std::string cp = dir + "/crash/checkpoints/checkpoint_000003.h5";
+  ASSERT_TRUE(std::filesystem::exists(cp)) << cp;
+  const std::vector<double> lengths = readAll(cp, "/der/blob_length");
+  ASSERT_EQ(lengths.size(), 7u);
+  const std::string bad = dir + "/crash/checkpoints/tampered.h5";
+  auto restartError = [&]() -> std::string {
+    try {
+      runIn(dir + "/again", scene, {}, bad);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  // Every rank got the same message, the lowest failing rank's (the message is the same text).
+  auto sameOnEveryRank = [](const std::string& e) {
+    const Comm& c = Comm::world();
+    return c.all(c.broadcast(e) == e);
+  };
+  std::string e;
+  // Lengths: negative, NaN, not whole, one more (they no longer add up to the blob), one less.
+  tamperedCopy(cp, bad, "/der/blob_length", [](std::vector<double>& v) { v[3] = -5.0; });
+  e = restartError();
+  EXPECT_NE(e.find(bad + ": strand 3: /der/blob_length is -5, not a whole number"), std::string::npos) << e;
+  EXPECT_TRUE(sameOnEveryRank(e)) << e;
+  tamperedCopy(cp, bad, "/der/blob_length", [](std::vector<double>& v) { v[5] = std::nan(""); });
+  e = restartError();
+  EXPECT_NE(e.find(bad + ": strand 5: /der/blob_length is nan"), std::string::npos) << e;
+  EXPECT_TRUE(sameOnEveryRank(e)) << e;
+  tamperedCopy(cp, bad, "/der/blob_length", [](std::vector<double>& v) { v[2] += 0.5; });
+  e = restartError();
+  EXPECT_NE(e.find(bad + ": strand 2: /der/blob_length is "), std::string::npos) << e;
+  tamperedCopy(cp, bad, "/der/blob_length", [](std::vector<double>& v) { v[2] += 1.0; });
+  e = restartError();
+  EXPECT_NE(e.find(bad + ": strand "), std::string::npos) << e;
+  EXPECT_NE(e.find("/der/blob"), std::string::npos) << e;
+  EXPECT_TRUE(sameOnEveryRank(e)) << e;
+  tamperedCopy(cp, bad, "/der/blob_length", [](std::vector<double>& v) { v[6] -= 1.0; });
+  e = restartError();
+  EXPECT_NE(e.find(bad + ": strand 6"), std::string::npos) << e;
+  EXPECT_NE(e.find("ends"), std::string::npos) << e;
+  EXPECT_TRUE(sameOnEveryRank(e)) << e;
+  // Lengths that add up but split the blobs elsewhere: strand 1 takes a value of strand 2's.
+  tamperedCopy(cp, bad, "/der/blob_length", [](std::vector<double>& v) {
+    v[1] += 1.0;
+    v[2] -= 1.0;
+  });
+  e = restartError();
+  EXPECT_NE(e.find(bad + ": strand 1: "), std::string::npos) << e;
+  EXPECT_TRUE(sameOnEveryRank(e)) << e;
+  // A NaN inside strand 4's blob (its first parameter: the blob is k, done, the length of p, p...).
+  const auto p4 = static_cast<std::size_t>(lengths[0] + lengths[1] + lengths[2] + lengths[3]) + 3;
+  tamperedCopy(cp, bad, "/der/blob", [&](std::vector<double>& v) { v[p4] = std::nan(""); });
+  e = restartError();
+  EXPECT_NE(e.find(bad + ": strand 4: the parameters p has the non-finite value nan at 0"), std::string::npos) << e;
+  EXPECT_TRUE(sameOnEveryRank(e)) << e;
+  // An array length that is not the strand's (strand 0's p, stored as one value more).
+  tamperedCopy(cp, bad, "/der/blob", [](std::vector<double>& v) { v[2] += 1.0; });
+  e = restartError();
+  EXPECT_NE(e.find(bad + ": strand 0: the parameters p has "), std::string::npos) << e;
+  EXPECT_TRUE(sameOnEveryRank(e)) << e;
+  // The untampered checkpoint, through the same unchecked path, still restarts.
+  tamperedCopy(cp, bad, "/der/blob_length", [](std::vector<double>&) {});
+  EXPECT_EQ(restartError(), "");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/again/strands.h5"));
 }
 
 TEST(DerModuleRanks, RestartDuringTheSimulationContinuesTheSameTrajectory) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "framework/run/runner.hpp"
+#include "modules/der/der_module.hpp"
 #include "test_util.hpp"
 
 using namespace kinema;
@@ -49,4 +50,51 @@ TEST(DerScenes, EveryShippedSceneRunsAndReachesEquilibrium) {
     EXPECT_TRUE(std::filesystem::exists(o.output.value() + "/strands.h5")) << name;
   }
   EXPECT_GE(scenes, 4);
+}
+
+// The optimisation's progress line (issue 16): k_max is only a cap, so the ETA counts the bound
+// only until strands converge, then the rate at which they do, in steps of the mean cost so far.
+TEST(DerScenes, OptimisationEtaFollowsTheStrandsThatConverge) {
+  der::OptimisationProgress p;
+  p.strands = 1000;
+  p.kMax = 300;
+  // Step 1: nothing converged; the bound, every strand to k_max (299 steps like the first).
+  p.running = p.runningBefore = 1000;
+  p.work = 1000;
+  p.steps = p.iteration = 1;
+  ProgressHint h = der::optimisationHint(p);
+  EXPECT_EQ(h.stepsLeft, 299);
+  EXPECT_TRUE(h.upperBound);
+  EXPECT_NE(h.note.find("0/1000 strands converged"), std::string::npos) << h.note;
+  // Step 5: 600 converged in the last step; 400 / (1 - 0.4) = 667 strand iterations are left, less
+  // than one step of the 1000 strand iterations a step took so far: an estimate, not a bound.
+  p.running = 400;
+  p.runningBefore = 1000;
+  p.work = 5000;
+  p.steps = p.iteration = 5;
+  h = der::optimisationHint(p);
+  EXPECT_EQ(h.stepsLeft, 1);
+  EXPECT_FALSE(h.upperBound);
+  EXPECT_NE(h.note.find("600/1000 strands converged; ETA from their rate"), std::string::npos) << h.note;
+  // Forward frames follow at a step each.
+  p.frames = 10;
+  EXPECT_EQ(der::optimisationHint(p).stepsLeft, 11);
+  // A step that converged none: the bound again, 400 strands x 294 iterations in steps of 900.
+  p.frames = 0;
+  p.runningBefore = 400;
+  p.work = 5400;
+  p.steps = p.iteration = 6;
+  h = der::optimisationHint(p);
+  EXPECT_EQ(h.stepsLeft, 131);
+  EXPECT_TRUE(h.upperBound);
+  // The estimate never exceeds the bound: 999 of 1000 running, 2 iterations left.
+  p.running = 999;
+  p.runningBefore = 1000;
+  p.iteration = 298;
+  p.work = 1000;
+  p.steps = 1;
+  EXPECT_EQ(der::optimisationHint(p).stepsLeft, 2);
+  // All converged: nothing left.
+  p.running = 0;
+  EXPECT_EQ(der::optimisationHint(p).stepsLeft, 0);
 }
