@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "framework/core/error.hpp"
+#include "framework/io/kill_point.hpp"
 
 namespace kinema::io {
 
@@ -316,6 +317,8 @@ void CheckpointWriter::writeArray(const std::string& name, std::span<const doubl
 
 void CheckpointWriter::commit() {
   KINEMA_CHECK(!committed_, "checkpoint ", path_, " is already committed");
+  static long commits = 0;  // test-only kill point (kill_point.hpp): the N-th checkpoint of the process
+  killPointReached(KillPoint::checkpoint, ++commits, comm_.rank());
   file_->close();
   comm_.barrier();  // every rank's data is on disk before it is read back and hashed
   // Hashed from the file as written (modules also write slabs through file() directly).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "framework/core/error.hpp"
+#include "framework/io/kill_point.hpp"
 
 namespace kinema::io {
 
@@ -398,6 +399,7 @@ void FrameWriter::addCellField(const std::string& cells, const std::string& name
 
 void FrameWriter::endFrame() {
   KINEMA_CHECK(open_, "FrameWriter::endFrame without beginFrame");
+  killPointReached(KillPoint::frame, frames_, comm_.rank());  // test-only (kill_point.hpp)
   if (meshKind_ == "points" && !customTopology_ && globalRows_ > 0 && !file_->exists(vertexPath(globalRows_))) {
     // One vertex cell per point: the connectivity 0..n-1, shared by every frame of n points.
     std::vector<std::int64_t> ids(localRows_);

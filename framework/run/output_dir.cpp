@@ -44,6 +44,16 @@ OutputDir::OutputDir(std::string path, Comm comm, bool overwrite, bool restart)
       fs::create_directories(fs::path(path_) / "checkpoints", ec);
       if (ec) problem = path_ + ": cannot create the output directory: " + ec.message();
     }
+    if (problem.empty() && restart) {
+      // A checkpoint_NNNNNN.h5.tmp is one a killed run never finished (docs/reliability.md,
+      // "Kill tests"): never a checkpoint, removed so that it cannot be mistaken for one.
+      for (const auto& entry : fs::directory_iterator(fs::path(path_) / "checkpoints", ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("checkpoint_", 0) == 0 && name.ends_with(".h5.tmp"))
+          fs::remove(entry.path(), ec);
+      }
+      ec.clear();
+    }
   }
   problem = comm_.broadcast(problem);
   if (!problem.empty()) throw InputError(problem);

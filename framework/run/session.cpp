@@ -359,6 +359,9 @@ void Session::writeCheckpoint() {
   const double started = wallTime();
   module_->prepareCheckpoint(*ctx_);
   diagnostics_->writeTo(frames_->file(), "/diagnostics");
+  // frames.h5 is consistent on disk before the checkpoint starts: a run killed while it writes
+  // the checkpoint leaves every frame and the diagnostics readable (docs/reliability.md, "Kill tests").
+  frames_->file().flush();
   std::string path = out_->checkpointDir() + "/" + checkpointName(step_);
   io::CheckpointWriter cp(path, comm_);
   cp.writeString("runner_module", moduleName_);
