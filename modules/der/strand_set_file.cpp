@@ -185,51 +185,95 @@ LocalStrands readStrandSet(const std::string& path, Comm comm, std::int64_t firs
     for (const char* name : {"/strands/rest_twist", "/strands/c_stretch", "/strands/c_bend", "/strands/c_twist"})
       requireRows(name, 1);
   }
-  auto pos = f.readSlab("/strands/positions", u64(v0), rows);
-  auto theta = f.readSlab("/strands/theta", u64(v0), rows);
-  std::vector<double> lbar, kbar, mbar, cst, cbe, ctw;
-  if (hasRest) {
-    lbar = f.readSlab("/strands/rest_length", u64(v0), rows);
-    kbar = f.readSlab("/strands/rest_kappa", u64(v0), rows);
-    mbar = f.readSlab("/strands/rest_twist", u64(v0), rows);
-    cst = f.readSlab("/strands/c_stretch", u64(v0), rows);
-    cbe = f.readSlab("/strands/c_bend", u64(v0), rows);
-    ctw = f.readSlab("/strands/c_twist", u64(v0), rows);
-  }
-  std::size_t row = 0;
+  // This rank's strands, sized from the offsets, then filled dataset by dataset in rounds of at
+  // most kRoundRows rows per rank: one collective slab read per round (every rank makes the same
+  // number, empty ones included). Reading a rank's whole range of a dataset in one collective read
+  // made MPI-IO's two-phase buffers scale with the whole read (about the size of /strands/positions
+  // on some ranks, whatever their share; docs/benchmarks/der.md); in rounds they are bounded by a
+  // round, and the rank holds one round's rows besides its strands.
   for (std::int64_t s = first; s < first + count; ++s) {
-    const int N = static_cast<int>(out.vertexOffset[u64(s + 1)] - out.vertexOffset[u64(s)]);
+    const auto N = u64(out.vertexOffset[u64(s + 1)] - out.vertexOffset[u64(s)]);
     StrandGeometry g;
-    g.x.resize(u64(N));
-    g.theta.resize(u64(N - 1));
-    RestState r;
-    if (hasRest) {
-      r.restLength.resize(u64(N - 1));
-      r.cStretch.resize(u64(N - 1));
-      r.restKappa.assign(u64(N), Vec4::Zero());
-      r.restTwist.resize(u64(N));
-      r.cBend.resize(u64(N));
-      r.cTwist.resize(u64(N));
-    }
-    for (int v = 0; v < N; ++v, ++row) {
-      g.x[u64(v)] = Vec3(pos[3 * row], pos[3 * row + 1], pos[3 * row + 2]);
-      if (!g.x[u64(v)].allFinite())
-        throw InputError(str(path, ": strand ", s, " vertex ", v, " has a non-finite position"));
-      if (v < N - 1) g.theta[u64(v)] = theta[row];
-      if (!hasRest) continue;
-      if (v < N - 1) {
-        r.restLength[u64(v)] = lbar[row];
-        r.cStretch[u64(v)] = cst[row];
-      }
-      r.restKappa[u64(v)] = Vec4(kbar[4 * row], kbar[4 * row + 1], kbar[4 * row + 2], kbar[4 * row + 3]);
-      r.restTwist[u64(v)] = mbar[row];
-      r.cBend[u64(v)] = cbe[row];
-      r.cTwist[u64(v)] = ctw[row];
-      if (!std::isfinite(lbar[row] + cst[row] + mbar[row] + cbe[row] + ctw[row]) || !r.restKappa[u64(v)].allFinite())
-        throw InputError(str(path, ": strand ", s, " vertex ", v, " has a non-finite rest parameter"));
-    }
+    g.x.resize(N);
+    g.theta.resize(N - 1);
     out.geometry.push_back(std::move(g));
-    if (hasRest) out.rest.push_back(std::move(r));
+    if (!hasRest) continue;
+    RestState r;
+    r.restLength.resize(N - 1);
+    r.cStretch.resize(N - 1);
+    r.restKappa.assign(N, Vec4::Zero());
+    r.restTwist.resize(N);
+    r.cBend.resize(N);
+    r.cTwist.resize(N);
+    out.rest.push_back(std::move(r));
+  }
+  constexpr std::uint64_t kRoundRows = std::uint64_t{1} << 15;
+  const std::int64_t rounds = comm.max(static_cast<std::int64_t>((rows + kRoundRows - 1) / kRoundRows));
+  // Non-finite values are noted (the first row of each kind) and raised after every read, so that
+  // no rank leaves the collective reads early.
+  std::uint64_t badPosition = rows, badRest = rows;
+  // Reads dataset `name` of `width` values per row and gives each row to put(strand, vertex, row,
+  // values) (strand: index in this rank's range).
+  auto readRows = [&](const char* name, std::size_t width, auto put) {
+    std::size_t strand = 0;
+    std::uint64_t vertex = 0, row = 0;
+    for (std::int64_t round = 0; round < rounds; ++round) {
+      const std::uint64_t at = std::min(rows, u64(round) * kRoundRows), n = std::min(kRoundRows, rows - at);
+      const std::vector<double> buf = f.readSlab(name, u64(v0) + at, n);
+      for (std::uint64_t k = 0; k < n; ++k, ++row, ++vertex) {
+        while (vertex >= out.geometry[strand].x.size()) {
+          ++strand;
+          vertex = 0;
+        }
+        put(strand, vertex, row, &buf[width * k]);
+      }
+    }
+  };
+  readRows("/strands/positions", 3, [&](std::size_t s, std::uint64_t v, std::uint64_t row, const double* x) {
+    Vec3& p = out.geometry[s].x[v];
+    p = Vec3(x[0], x[1], x[2]);
+    if (!p.allFinite()) badPosition = std::min(badPosition, row);
+  });
+  readRows("/strands/theta", 1, [&](std::size_t s, std::uint64_t v, std::uint64_t, const double* x) {
+    if (v + 1 < out.geometry[s].x.size()) out.geometry[s].theta[v] = x[0];
+  });
+  if (hasRest) {
+    auto note = [&](std::uint64_t row, double value) {
+      if (!std::isfinite(value)) badRest = std::min(badRest, row);
+    };
+    readRows("/strands/rest_length", 1, [&](std::size_t s, std::uint64_t v, std::uint64_t row, const double* x) {
+      if (v < out.rest[s].restLength.size()) out.rest[s].restLength[v] = x[0];
+      note(row, x[0]);
+    });
+    readRows("/strands/rest_kappa", 4, [&](std::size_t s, std::uint64_t v, std::uint64_t row, const double* x) {
+      out.rest[s].restKappa[v] = Vec4(x[0], x[1], x[2], x[3]);
+      note(row, x[0] + x[1] + x[2] + x[3]);
+    });
+    readRows("/strands/rest_twist", 1, [&](std::size_t s, std::uint64_t v, std::uint64_t row, const double* x) {
+      out.rest[s].restTwist[v] = x[0];
+      note(row, x[0]);
+    });
+    readRows("/strands/c_stretch", 1, [&](std::size_t s, std::uint64_t v, std::uint64_t row, const double* x) {
+      if (v < out.rest[s].cStretch.size()) out.rest[s].cStretch[v] = x[0];
+      note(row, x[0]);
+    });
+    readRows("/strands/c_bend", 1, [&](std::size_t s, std::uint64_t v, std::uint64_t row, const double* x) {
+      out.rest[s].cBend[v] = x[0];
+      note(row, x[0]);
+    });
+    readRows("/strands/c_twist", 1, [&](std::size_t s, std::uint64_t v, std::uint64_t row, const double* x) {
+      out.rest[s].cTwist[v] = x[0];
+      note(row, x[0]);
+    });
+  }
+  // The first bad row, as strand and vertex (a position before a rest parameter of the same row).
+  if (badPosition < rows || badRest < rows) {
+    const std::uint64_t bad = std::min(badPosition, badRest);
+    const auto it = std::upper_bound(out.vertexOffset.begin(), out.vertexOffset.end(), v0 + static_cast<std::int64_t>(bad));
+    const std::int64_t s = (it - out.vertexOffset.begin()) - 1;
+    const std::int64_t v = v0 + static_cast<std::int64_t>(bad) - out.vertexOffset[u64(s)];
+    if (badPosition <= badRest) throw InputError(str(path, ": strand ", s, " vertex ", v, " has a non-finite position"));
+    throw InputError(str(path, ": strand ", s, " vertex ", v, " has a non-finite rest parameter"));
   }
   return out;
 }
