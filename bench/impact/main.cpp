@@ -10,9 +10,10 @@
 //     jammed box, a small 2D pile) over a few hundred steps with each operator and anti-locking
 //     mode: total resolver iterations, largest per step, time per step, capped / cycling islands.
 //  3. pile: N balls (3D, pile.yaml's material) settling under gravity onto the floor of an open box,
-//     N = 1e3, 1e4, 1e5: time per step and iterations per resolved island against N, run by rank 0
-//     alone (SimStepper on MPI_COMM_SELF while the other ranks wait) and then by all ranks (the
-//     simulator distributes the islands over the world communicator), and the ratio of the two.
+//     N = 1e3, 1e4, 1e5, at 1, 2, 4, ... and all ranks in one run (the distributed world: each rank
+//     generates and owns its bodies): ms per step by phase, largest island, load imbalance, ghosts,
+//     migrations, peak memory per rank from the OS, and whether the trajectory is bitwise the one of
+//     one rank.
 //
 //   mpiexec -n 2 build/bin/bench_impact [--quick] [--sections instant,sim,pile]
 //       [--pile-sizes 1000,10000,100000,1000,10000] [--pile-steps 40,40,40,200,100] [--pile-layers 4]
@@ -22,12 +23,16 @@
 // with status 1 if a check fails (a KIN-preserving operator not terminating on a scene without
 // implicit equalities, eager/lazy anti-locking not terminating on a lineality scene, lazy not
 // bitwise equal to off where no lineality exists, anti-locking leaving a simulated jammed-box island
-// cycling or capped, a pile island hitting the cap, the pile trajectories at 1 and all ranks
-// differing).
+// cycling or capped, a pile island hitting the cap, the pile trajectory at any rank count differing
+// from one rank's, and, in full mode, the memory growth per rank at 2 and 4 ranks above
+// 1.3 x (1-rank growth / P) + the per-process overhead).
+#include <mpi.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -46,6 +51,8 @@
 #include "modules/impact/sim_generators.hpp"
 #include "modules/impact/sim_stepper.hpp"
 #include "bench/common/bench_util.hpp"
+#include "bench/common/idle_barrier.hpp"
+#include "bench/common/memory.hpp"
 
 namespace kinema {
 void registerBuiltins();
@@ -295,70 +302,152 @@ void simScenes(bool quick) {
 }
 
 // ---- 3. pile scaling ----------------------------------------------------------------------------
-SimWorld pileWorld(int n, int layers, SimOptions& o) {
-  // pile.yaml's balls (r = 5 mm, spacing 0.05, jitter 0.1), `layers` layers: the box is as wide as
-  // n / layers balls per layer need.
+// pile.yaml's balls (r = 5 mm, spacing 0.05, jitter 0.1), `layers` layers: the box is as wide as
+// n / layers balls per layer need. Each rank generates only its block of balls.
+SimWorld pileWorld(int n, int layers, SimOptions& o, std::int64_t first, std::int64_t last) {
   const double r = 0.005, spacing = 0.05, jitter = 0.1;
   const double pitch = 2.0 * r * (1.0 + spacing + std::sqrt(3.0) * jitter);
   const int across = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n) / layers)));
   const double width = 2.0 * r * (1.0 + jitter) + pitch * (across - 1) + 1e-9;
   o.dt = 1e-3;
+  o.contactTolerance = 1e-6 * r;
   o.impact.op = "gs-lexicographic";
   o.impact.restitution = 0.2;
   o.impact.operatorOptions.qpTolerance = 1e-10;
   o.impact.friction.mu = 0.3;
-  return generators::pile(n, r, 1.0, width, spacing, jitter, 1, 3);
+  return generators::pile(n, r, 1.0, width, spacing, jitter, 1, 3, first, last);
 }
 
-void pileScaling(const std::vector<int>& sizes, const std::vector<long>& steps, int layers) {
+struct PileRun {
+  int ranks = 1;
+  double seconds = 0.0;  // wall, max over ranks
+  double detect = 0.0, islands = 0.0, resolve = 0.0, exchange = 0.0, migrate = 0.0, integrate = 0.0, output = 0.0;
+  std::int64_t largestIsland = 0, caps = 0, migrated = 0, crossRank = 0, ghosts = 0, rebuilds = 0, constraintsMax = 0;
+  double imbalanceMax = 1.0;
+  double peakMb = 0.0, growthMb = 0.0;  // max over ranks: VmHWM, VmHWM − RSS before the set-up
+  std::uint64_t hash = 0;               // of every body's final x, v (order-free)
+};
+
+std::uint64_t mix(std::uint64_t h) {  // splitmix64's finaliser
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+// The pile of n balls for `steps` steps on `comm` (collective on it), bodies generated per rank.
+PileRun runPile(int n, long steps, int layers, const Comm& comm) {
+  PileRun r;
+  r.ranks = comm.size();
+  bench::resetPeakRss();
+  const long rss0 = bench::statusKb("VmRSS");
+  const std::int64_t first = std::int64_t{n} * comm.rank() / comm.size(), last = std::int64_t{n} * (comm.rank() + 1) / comm.size();
+  SimOptions o;
+  SimWorld part = pileWorld(n, layers, o, first, last);
+  part.gravity = Eigen::Vector3d(0, 0, -9.81);
+  comm.barrier();
+  const double t0 = now();
+  SimStepper sim(std::move(part), o, comm, WorldInput::Distributed);
+  for (long k = 0; k < steps; ++k) {
+    const SimStepStats& s = sim.step();
+    r.detect += s.secondsDetect;
+    r.islands += s.secondsIslands;
+    r.resolve += s.secondsResolve;
+    r.exchange += s.secondsExchange;
+    r.migrate += s.secondsMigrate;
+    r.integrate += s.secondsIntegrate;
+    r.largestIsland = std::max(r.largestIsland, s.largestIsland);
+    r.constraintsMax = std::max(r.constraintsMax, s.constraints);
+    r.caps += s.caps;
+    r.migrated += s.migrated;
+    r.crossRank += s.crossRankIslands;
+    r.ghosts += s.ghosts;
+    r.imbalanceMax = std::max(r.imbalanceMax, s.imbalance);
+  }
+  // Output: the bodies to their block of rows (what a frame or checkpoint write does before HDF5).
+  const double t1 = now();
+  std::vector<SimBody> rows;
+  std::int64_t firstRow = 0;
+  sim.blockRows(rows, firstRow);
+  r.output = comm.max(now() - t1);
+  r.seconds = comm.max(now() - t0);
+  r.rebuilds = sim.rebuilds();
+  std::uint64_t h = 0;
+  for (const SimBody& b : sim.world().bodies) {
+    std::uint64_t x = mix(static_cast<std::uint64_t>(b.id) + 1);
+    for (int a = 0; a < 3; ++a) {
+      std::uint64_t bits[2];
+      std::memcpy(&bits[0], &b.x[a], 8);
+      std::memcpy(&bits[1], &b.v[a], 8);
+      x = mix(x ^ bits[0]) ^ mix(x + bits[1]);
+    }
+    h += x;
+  }
+  MPI_Allreduce(&h, &r.hash, 1, MPI_UINT64_T, MPI_SUM, comm.raw());
+  const long peak = bench::statusKb("VmHWM");
+  r.peakMb = comm.max(static_cast<double>(peak) / 1024.0);
+  r.growthMb = comm.max(static_cast<double>(peak - rss0) / 1024.0);
+  return r;
+}
+
+void pileScaling(const std::vector<int>& sizes, const std::vector<long>& steps, int layers, bool quick) {
   Comm world = Comm::world();
+  std::vector<int> counts;
+  for (int p = 1; p < world.size(); p *= 2) counts.push_back(p);
+  counts.push_back(world.size());
   if (world.isRoot())
-    md << "## 3. Pile scaling: N balls settling under gravity, 1 rank vs " << world.size() << " ranks\n\n"
+    md << "## 3. Pile scaling: N balls settling under gravity at 1 .. " << world.size() << " ranks\n\n"
        << "3D spheres of pile.yaml (r = 5 mm, unit mass, dropped from rest from a jittered lattice of " << layers
-       << " layers into an open box as wide as the layers need), dt = 1 ms, gs-lexicographic, c_r = 0.2 (inelastic QP + "
-          "elastic GS blend per island), friction mu = 0.3, lazy anti-locking. The first S steps from the drop (the lowest layer "
-          "lands after about 10 steps, the upper ones fall onto it; all layers are in contact after about 90 steps). 1 rank: SimStepper on "
-          "MPI_COMM_SELF on rank 0 while the other ranks wait; then all ranks on MPI_COMM_WORLD (islands distributed, "
-          "velocities allgathered). Iterations per island: resolver iterations summed over the steps / islands resolved.\n\n"
-       << "| N | steps S | constraints (max per step) | islands resolved / step | iterations / island | 1 rank ms / step | "
-       << world.size() << " ranks ms / step | speed-up | same trajectory |\n"
-       << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
-  std::ostringstream phases;
-  phases << "Per phase (ms per step; the simulator's figures, max over ranks; detection and islands are replicated on "
-            "every rank, only the resolution is distributed):\n\n"
-         << "| N | 1 rank: detect + islands | resolve | exchange | " << world.size() << " ranks: detect + islands | resolve | "
-         << "exchange | resolve speed-up | load imbalance (max / mean) |\n"
-         << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+       << " layers into an open box as wide as the layers need), dt = 1 ms, gs-lexicographic, c_r = 0.2, friction "
+          "mu = 0.3. The first S steps from the drop. Each rank count runs on the first P ranks (the others wait); each rank "
+          "generates only its block of balls, the simulator distributes them (RCB subdomains, ghosts, islands gathered to "
+          "their root; docs/modules/impact.md, Distributed world). ms per step by phase (max over ranks): detect, islands "
+          "(labels and gathering), resolve, exchange (ghosts and velocities), migrate (rebalance and migration), output "
+          "(the bodies to their block of rows, once). Memory per rank from /proc/self/status: peak (VmHWM, reset before "
+          "the run) and its growth over the RSS before the set-up, max over ranks; `fixed` is the growth of a 100-ball "
+          "pile at the same rank count (the per-process overhead), and the bound is 1.3 x (1-rank growth / P) + fixed.\n\n"
+       << "| N | S | P | ms / step | speed-up | detect | islands | resolve | exchange | migrate | output | largest island | "
+          "max imbalance | ghosts / step | cross-rank islands / step | migrated | RCB builds | peak MB / rank | growth MB / rank "
+          "| fixed MB | bound MB | same trajectory |\n"
+       << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     const int n = sizes[k];
     const long s = steps[std::min(k, steps.size() - 1)];
-    SimOptions o;
-    const SimWorld w = pileWorld(n, layers, o);
-    SimRun one;
-    world.barrier();
-    if (world.isRoot()) one = runSim(w, o, s, Comm::self());
-    world.barrier();
-    const double t0 = now();
-    SimRun all = runSim(w, o, s, world);
-    const double wall = world.max(now() - t0);
-    bool same = true;
-    if (world.isRoot()) same = one.v == all.v;
-    same = world.all(same);
-    check(same, "pile " + std::to_string(n) + ": the same trajectory at 1 and all ranks");
-    check(all.caps == 0, "pile " + std::to_string(n) + ": no island hits the iteration cap");
-    if (world.isRoot()) {
-      const double perIsland = static_cast<double>(one.iterations) / std::max<std::int64_t>(1, one.resolved);
-      md << "| " << n << " | " << s << " | " << one.constraintsMax << " | " << fmt("%.1f", static_cast<double>(one.resolved) / s)
-         << " | " << fmt("%.1f", perIsland) << " | " << ms(one.seconds / s) << " | " << ms(wall / s) << " | "
-         << fmt("%.2f", one.seconds / wall) << " | " << (same ? "bitwise" : "DIFFERENT") << " |\n";
-      phases << "| " << n << " | " << ms(one.detectSeconds / s) << " | " << ms(one.resolveSeconds / s) << " | "
-             << ms(one.exchangeSeconds / s) << " | " << ms(all.detectSeconds / s) << " | " << ms(all.resolveSeconds / s)
-             << " | " << ms(all.exchangeSeconds / s) << " | " << fmt("%.2f", one.resolveSeconds / std::max(1e-12, all.resolveSeconds))
-             << " | " << fmt("%.2f", all.imbalance) << " |\n";
-      std::cout << "pile " << n << " done\n" << std::flush;
+    PileRun one;
+    for (int P : counts) {
+      MPI_Comm sub = MPI_COMM_NULL;
+      MPI_Comm_split(world.raw(), world.rank() < P ? 0 : MPI_UNDEFINED, world.rank(), &sub);
+      PileRun r, tiny;
+      if (sub != MPI_COMM_NULL) {
+        const Comm c(sub);
+        tiny = runPile(100, 5, layers, c);
+        r = runPile(n, s, layers, c);
+        MPI_Comm_free(&sub);
+      }
+      bench::idleBarrier(world);
+      if (!world.isRoot()) continue;
+      if (P == 1) one = r;
+      const double bound = 1.3 * one.growthMb / P + tiny.growthMb;
+      const bool same = r.hash == one.hash;
+      check(same, "pile " + std::to_string(n) + ": the same trajectory at 1 and " + std::to_string(P) + " ranks");
+      check(r.caps == 0, "pile " + std::to_string(n) + ": no island hits the iteration cap");
+      // The memory bound is checked where the scene dominates the process (not in quick mode).
+      if (!quick && P > 1 && P <= 4)
+        check(r.growthMb <= bound, "pile " + std::to_string(n) + ": memory growth per rank " + fmt("%.1f", r.growthMb) +
+                                       " MB at " + std::to_string(P) + " ranks within the bound " + fmt("%.1f", bound));
+      const auto per = [&](double x) { return ms(x / s); };
+      md << "| " << n << " | " << s << " | " << P << " | " << per(r.seconds) << " | " << fmt("%.2f", one.seconds / r.seconds)
+         << " | " << per(r.detect) << " | " << per(r.islands) << " | " << per(r.resolve) << " | " << per(r.exchange) << " | "
+         << per(r.migrate) << " | " << ms(r.output) << " | " << r.largestIsland << " | " << fmt("%.2f", r.imbalanceMax)
+         << " | " << fmt("%.0f", static_cast<double>(r.ghosts) / s) << " | " << fmt("%.1f", static_cast<double>(r.crossRank) / s)
+         << " | " << r.migrated << " | " << r.rebuilds << " | " << fmt("%.1f", r.peakMb) << " | " << fmt("%.1f", r.growthMb)
+         << " | " << fmt("%.1f", tiny.growthMb) << " | " << (P == 1 ? std::string("-") : fmt("%.1f", bound)) << " | "
+         << (same ? "bitwise" : "DIFFERENT") << " |\n";
+      std::cout << "pile " << n << " at " << P << " ranks done\n" << std::flush;
     }
   }
-  if (world.isRoot()) md << "\n" << phases.str() << "\n";
+  if (world.isRoot()) md << "\n";
 }
 
 template <class T>
@@ -412,7 +501,7 @@ int main(int argc, char** argv) {
     if (has("sim")) simScenes(quick);
   }
   world.barrier();
-  if (has("pile")) pileScaling(sizes, steps, layers);
+  if (has("pile")) pileScaling(sizes, steps, layers, quick);
   if (world.isRoot()) {
     md << "Total wall time " << fmt("%.1f", now() - t0) << " s.\n";
     std::cout << md.str();

@@ -61,6 +61,9 @@ void ImpactModule::declare(ParamSchema& schema) {
                 "islands with at least this many contacts are resolved by all ranks together (GR on a "
                 "distributed Delassus operator; needs operator gr, restitution 1 and the petsc or trilinos "
                 "backend at several ranks; equal to the one-rank result to the QP tolerance); 0 = never");
+  schema.addReal("impact.sim.rebalance_imbalance", 1.25, Range::atLeast(1.0),
+                 "several ranks: the bodies' subdomains (recursive coordinate bisection weighted by contacts) are "
+                 "rebuilt when the most loaded rank carries more than this times the mean load");
   schema.addChoice("impact.sim.broad_phase", "spatial_hash", {"spatial_hash", "sweep_and_prune"},
                    "broad phase of the contact detection (framework/geometry)");
   schema.addBool("impact.sim.rotating_spheres", false,
@@ -71,7 +74,7 @@ void ImpactModule::declare(ParamSchema& schema) {
   declareImpactParams(schema, "impact.resolver", d);
 }
 
-SimWorld ImpactModule::buildWorld(const Config& c) {
+SimWorld ImpactModule::buildWorld(const Config& c, std::pair<int, int> block, bool* distributed) {
   const std::string type = c.getString("impact.scene.type");
   const int dim = static_cast<int>(c.getInt("impact.scene.dimension"));
   const int count = static_cast<int>(c.getInt("impact.scene.count"));
@@ -79,6 +82,12 @@ SimWorld ImpactModule::buildWorld(const Config& c) {
   const double r = c.getReal("impact.scene.radius"), m = c.getReal("impact.scene.mass");
   const double speed = c.getReal("impact.scene.speed");
   const auto seed = static_cast<std::uint64_t>(c.getInt("impact.scene.seed"));
+  // The generators that scale build only this rank's block of ids.
+  const bool split = type == "pile" || type == "box_drop";
+  if (distributed) *distributed = split;
+  const std::int64_t bodies = type == "box_drop" ? std::int64_t{count} + 1 : count;
+  const std::int64_t first = split ? bodies * block.first / block.second : 0;
+  const std::int64_t last = split ? bodies * (block.first + 1) / block.second : -1;
   SimWorld w;
   if (type == "cradle") {
     w = generators::cradle(count, r, m, speed, dim);
@@ -95,13 +104,14 @@ SimWorld ImpactModule::buildWorld(const Config& c) {
     if (width < 2.0 * r)
       throw InputError(str(c.where("impact.scene.width"), ": impact.scene.width: the box (", width,
                            ") is narrower than one ball of radius ", r));
-    w = generators::pile(count, r, m, width, c.getReal("impact.scene.spacing"), c.getReal("impact.scene.jitter"), seed, dim);
+    w = generators::pile(count, r, m, width, c.getReal("impact.scene.spacing"), c.getReal("impact.scene.jitter"), seed, dim,
+                         first, last);
   } else if (type == "box_drop") {
     const auto& h = c.getRealList("impact.scene.half_extents");
     for (double x : h)
       if (!(x > 0.0))
         throw InputError(str(c.where("impact.scene.half_extents"), ": impact.scene.half_extents must be > 0"));
-    w = generators::boxDrop(count, Eigen::Vector3d(h[0], h[1], h[2]), m, seed);
+    w = generators::boxDrop(count, Eigen::Vector3d(h[0], h[1], h[2]), m, seed, first, last);
   } else {  // balls
     const auto& b = c.getRealList("impact.scene.balls");
     if (b.empty() || b.size() % 8 != 0)
@@ -144,16 +154,18 @@ SimWorld ImpactModule::buildWorld(const Config& c) {
   return w;
 }
 
-SimOptions ImpactModule::readOptions(const Config& c, const SimWorld& w) {
+SimOptions ImpactModule::readOptions(const Config& c, const SimWorld& w, const Comm& comm) {
   SimOptions o;
   o.dt = c.getReal("impact.sim.dt");
   double size = std::numeric_limits<double>::infinity();
   for (const SimBody& b : w.bodies) size = std::min(size, b.shape == SimShape::Sphere ? b.radius : b.halfExtents.minCoeff());
+  if (comm.size() > 1) size = comm.min(size);
   o.contactTolerance = c.getReal("impact.sim.contact_tolerance") * (std::isfinite(size) ? size : 1.0);
   o.closurePasses = static_cast<int>(c.getInt("impact.sim.closure_passes"));
   o.gravityKick = parseGravityKick(c.getString("impact.sim.gravity_kick"));
   o.broadPhase = parseBroadPhase(c.getString("impact.sim.broad_phase"));
   o.distributedIslandContacts = c.getInt("impact.sim.distributed_island_contacts");
+  o.rebalanceImbalance = c.getReal("impact.sim.rebalance_imbalance");
   o.impact = readImpactParams(c, "impact.resolver");
   return o;
 }
@@ -162,8 +174,9 @@ void ImpactModule::setup(run::RunContext& ctx) {
   const Config& c = ctx.config;
   sceneType_ = c.getString("impact.scene.type");
   steps_ = static_cast<long>(c.getInt("impact.sim.steps"));
-  SimWorld w = buildWorld(c);
-  SimOptions o = readOptions(c, w);
+  bool distributed = false;
+  SimWorld w = buildWorld(c, {ctx.comm.rank(), ctx.comm.size()}, &distributed);
+  SimOptions o = readOptions(c, w, ctx.comm);
   o.backend = &ctx.backend;
   if (o.distributedIslandContacts > 0 && (o.impact.op != "gr" || o.impact.restitution != 1.0))
     throw InputError(str(c.where("impact.sim.distributed_island_contacts"),
@@ -174,10 +187,12 @@ void ImpactModule::setup(run::RunContext& ctx) {
     throw InputError(str(c.where("impact.sim.distributed_island_contacts"),
                          ": impact.sim.distributed_island_contacts: islands solved across ranks need a distributed "
                          "backend (petsc or trilinos); the scene runs on ", ctx.backend.name()));
-  stepper_ = std::make_unique<SimStepper>(std::move(w), std::move(o), ctx.comm);
-  energy0_ = stepper_->world().kineticEnergy() + stepper_->world().potentialEnergy();
-  shadow0_ = shadowPrev_ = stepper_->world().shadowEnergy(stepper_->options().dt);
-  log::info("impact: ", sceneType_, ", ", stepper_->world().numBodies(), " bodies, ", stepper_->world().planes.size(),
+  stepper_ = std::make_unique<SimStepper>(std::move(w), std::move(o), ctx.comm,
+                                          distributed ? WorldInput::Distributed : WorldInput::Replicated);
+  energy0_ = energyNow_ = stepper_->kineticEnergy() + stepper_->potentialEnergy();
+  shadow0_ = shadowPrev_ = stepper_->shadowEnergy();
+  momentumNow_ = stepper_->linearMomentum();
+  log::info("impact: ", sceneType_, ", ", stepper_->globalBodies(), " bodies, ", stepper_->world().planes.size(),
             " planes, ", stepper_->world().dimension, "D, operator ", stepper_->options().impact.op, ", c_r ",
             stepper_->options().impact.restitution, ", dt ", stepper_->options().dt, ", ", ctx.comm.size(),
             ctx.comm.size() == 1 ? " rank" : " ranks");
@@ -185,7 +200,6 @@ void ImpactModule::setup(run::RunContext& ctx) {
 
 void ImpactModule::step(run::RunContext&, io::Diagnostics::Row& row) {
   const SimStepStats& s = stepper_->step();
-  const SimWorld& w = stepper_->world();
   iterationsMax_ = std::max(iterationsMax_, s.iterationsMax);
   iterationsTotal_ += s.iterationsTotal;
   caps_ += s.caps;
@@ -194,15 +208,17 @@ void ImpactModule::step(run::RunContext&, io::Diagnostics::Row& row) {
   unresolvedClosures_ += s.unresolvedClosures;
   closureSteps_ += s.unresolvedClosures > 0 ? 1 : 0;
   closureMax_ = std::max(closureMax_, s.unresolvedClosures);
-  const double ke = w.kineticEnergy(), pe = w.potentialEnergy();
+  const double ke = stepper_->kineticEnergy(), pe = stepper_->potentialEnergy();
+  energyNow_ = ke + pe;
   // The shadow energy's change splits into the contacts' work (SimStepStats::contactWork) and what
   // no contact explains: round-off under the split kick, the kick-order error under `before`.
-  const double shadow = w.shadowEnergy(stepper_->options().dt);
+  const double shadow = stepper_->shadowEnergy();
   const double defect = shadow - shadowPrev_ - s.contactWork;
   shadowPrev_ = shadow;
   contactWork_ += s.contactWork;
   defect_ += defect;
-  const Eigen::Vector3d p = w.linearMomentum(), L = w.angularMomentum();
+  const Eigen::Vector3d p = stepper_->linearMomentum(), L = stepper_->angularMomentum();
+  momentumNow_ = p;
   const auto d = [](std::int64_t x) { return static_cast<double>(x); };
   const io::Diagnostics::Row mine = {{"kinetic_energy", ke},
          {"potential_energy", pe},
@@ -241,26 +257,32 @@ void ImpactModule::step(run::RunContext&, io::Diagnostics::Row& row) {
          {"seconds_islands", s.secondsIslands},
          {"seconds_resolve", s.secondsResolve},
          {"seconds_exchange", s.secondsExchange},
-         {"seconds_integrate", s.secondsIntegrate}};
+         {"seconds_integrate", s.secondsIntegrate},
+         {"seconds_migrate", s.secondsMigrate},
+         {"ghosts", d(s.ghosts)},
+         {"migrated", d(s.migrated)},
+         {"rebalanced", d(s.rebalanced)},
+         {"cross_rank_islands", d(s.crossRankIslands)},
+         {"label_rounds", d(s.labelRounds)}};
   row.insert(row.end(), mine.begin(), mine.end());
 }
 
-void ImpactModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
-  const SimWorld& w = stepper_->world();
-  const std::int64_t n = w.numBodies(), R = ctx.comm.size(), r = ctx.comm.rank();
-  const std::int64_t first = n * r / R, last = n * (r + 1) / R;  // this rank's rows
+void ImpactModule::writeFrame(run::RunContext&, io::FrameWriter& frames) {
+  // This rank's block of rows, in id order (the bodies move to their block for the write).
+  std::int64_t first = 0;
+  stepper_->blockRows(rows_, first);
+  const std::int64_t n = stepper_->globalBodies();
   for (auto* f : {&positions_, &radius_, &velocity_, &omega_, &halfExtents_, &orientation_, &rotation_, &boxFrame_})
     f->clear();
   bodyId_.clear();
   isStatic_.clear();
   shape_.clear();
-  for (std::int64_t k = first; k < last; ++k) {
-    const SimBody& b = w.bodies[u(k)];
+  for (const SimBody& b : rows_) {
     positions_.insert(positions_.end(), {b.x[0], b.x[1], b.x[2]});
     radius_.push_back(b.boundingRadius());
     velocity_.insert(velocity_.end(), {b.v[0], b.v[1], b.v[2]});
     omega_.insert(omega_.end(), {b.omega[0], b.omega[1], b.omega[2]});
-    bodyId_.push_back(k);
+    bodyId_.push_back(b.id);
     isStatic_.push_back(b.isStatic ? 1 : 0);
     shape_.push_back(b.shape == SimShape::Box ? 1 : 0);
     const Eigen::Vector3d h = b.shape == SimShape::Box ? b.halfExtents : Eigen::Vector3d::Constant(b.radius);
@@ -299,17 +321,15 @@ void ImpactModule::writeFrame(run::RunContext& ctx, io::FrameWriter& frames) {
 }
 
 // State per body: x (3), v (3), ω (3), q (4: w x y z).
-// This rank's rows of the bodies (the rows of its frames): every rank holds every body, the split
-// only keeps state() and the frames alike.
+// This rank's block of rows in id order (the rows of its frames). Collective.
 void ImpactModule::exportState(run::StateArrays& out) const {
   if (!stepper_) return;
-  const SimWorld& w = stepper_->world();
-  const std::int64_t n = w.numBodies(), R = Comm::world().size(), r = Comm::world().rank();
-  const std::int64_t first = n * r / R, last = n * (r + 1) / R;
+  std::vector<SimBody> rows;
+  std::int64_t first = 0;
+  stepper_->blockRows(rows, first);
   std::vector<double> x, v, omega, q, mass, radius;
   std::vector<std::int64_t> id, isStatic;
-  for (std::int64_t k = first; k < last; ++k) {
-    const SimBody& b = w.bodies[u(k)];
+  for (const SimBody& b : rows) {
     x.insert(x.end(), {b.x[0], b.x[1], b.x[2]});
     v.insert(v.end(), {b.v[0], b.v[1], b.v[2]});
     omega.insert(omega.end(), {b.omega[0], b.omega[1], b.omega[2]});
@@ -317,7 +337,7 @@ void ImpactModule::exportState(run::StateArrays& out) const {
     q.insert(q.end(), {qn.w(), qn.x(), qn.y(), qn.z()});
     mass.push_back(b.mass);
     radius.push_back(b.boundingRadius());
-    id.push_back(k);
+    id.push_back(b.id);
     isStatic.push_back(b.isStatic ? 1 : 0);
   }
   out.add("positions", x, 3);
@@ -330,18 +350,23 @@ void ImpactModule::exportState(run::StateArrays& out) const {
   out.add("static", std::span<const std::int64_t>(isStatic));
 }
 
+// State per body: x (3), v (3), ω (3), q (4: w x y z), in the dataset /impact/state (N x 13, id
+// order), each rank writing its block of rows.
 void ImpactModule::saveCheckpoint(run::RunContext&, io::CheckpointWriter& out) const {
-  const SimWorld& w = stepper_->world();
+  std::vector<SimBody> rows;
+  std::int64_t first = 0;
+  stepper_->blockRows(rows, first);
   std::vector<double> s;
-  s.reserve(u(w.numBodies()) * 13);
-  for (const SimBody& b : w.bodies)
+  s.reserve(rows.size() * 13);
+  for (const SimBody& b : rows)
     s.insert(s.end(), {b.x[0], b.x[1], b.x[2], b.v[0], b.v[1], b.v[2], b.omega[0], b.omega[1], b.omega[2], b.q.w(),
                        b.q.x(), b.q.y(), b.q.z()});
-  out.writeInt("impact_bodies", w.numBodies());
+  const std::int64_t n = stepper_->globalBodies();
+  out.writeInt("impact_bodies", n);
   out.writeString("impact_scene", sceneType_);
   out.writeInt("impact_step", stepper_->steps());
-  out.writeReal("impact_time", w.time);
-  out.writeArray("impact_state", s);
+  out.writeReal("impact_time", stepper_->world().time);
+  out.file().writeSlab("/impact/state", {static_cast<std::uint64_t>(n), 13}, static_cast<std::uint64_t>(first), s);
   out.writeReal("impact_energy0", energy0_);
   out.writeArray("impact_energy_totals", std::vector<double>{shadow0_, contactWork_, defect_,
                                                              static_cast<double>(unresolvedClosures_),
@@ -353,25 +378,51 @@ void ImpactModule::saveCheckpoint(run::RunContext&, io::CheckpointWriter& out) c
 }
 
 void ImpactModule::loadCheckpoint(run::RunContext&, const io::CheckpointReader& in) {
-  SimWorld& w = stepper_->world();
-  if (in.readInt("impact_bodies") != w.numBodies() || in.readString("impact_scene") != sceneType_)
+  const std::int64_t n = stepper_->globalBodies();
+  if (in.readInt("impact_bodies") != n || in.readString("impact_scene") != sceneType_)
     throw InputError(str(in.path(), ": checkpoint of ", in.readInt("impact_bodies"), " bodies (scene ",
-                         in.readString("impact_scene"), "), but the scene has ", w.numBodies(), " (", sceneType_, ")"));
-  const std::vector<double> s = in.readArray("impact_state");
-  if (s.size() != u(w.numBodies()) * 13) throw InputError(str(in.path(), ": impact_state has the wrong size"));
-  for (std::size_t k = 0; k < w.bodies.size(); ++k) {
+                         in.readString("impact_scene"), "), but the scene has ", n, " (", sceneType_, ")"));
+  // The bodies move to their block of ids, take the saved state, and the next step redistributes them.
+  const std::int64_t first = stepper_->toBlocks();
+  SimWorld& w = stepper_->world();
+  const auto rows = static_cast<std::uint64_t>(w.numBodies());
+  std::vector<double> s;
+  if (in.file().exists("/impact/state")) {
+    const io::Shape shape = in.file().shape("/impact/state");
+    if (shape.size() != 2 || shape[0] != static_cast<std::uint64_t>(n) || shape[1] != 13)
+      throw InputError(str(in.path(), ": /impact/state must be ", n, " x 13"));
+    s = in.file().readSlab("/impact/state", static_cast<std::uint64_t>(first), rows);
+  } else {  // written before the distributed world: the whole state replicated
+    const std::vector<double> all = in.readArray("impact_state");
+    if (all.size() != u(n) * 13) throw InputError(str(in.path(), ": impact_state has the wrong size"));
+    s.assign(all.begin() + static_cast<std::ptrdiff_t>(u(first) * 13),
+             all.begin() + static_cast<std::ptrdiff_t>((u(first) + rows) * 13));
+  }
+  std::string bad;
+  for (std::size_t k = 0; k < w.bodies.size() && bad.empty(); ++k) {
     SimBody& b = w.bodies[k];
     const double* v = s.data() + 13 * k;
+    for (int i = 0; i < 13; ++i)
+      if (!std::isfinite(v[i])) bad = str(in.path(), ": /impact/state: body ", b.id, " has a non-finite value");
     b.x = Eigen::Vector3d(v[0], v[1], v[2]);
     b.v = Eigen::Vector3d(v[3], v[4], v[5]);
     b.omega = Eigen::Vector3d(v[6], v[7], v[8]);
     b.q = Eigen::Quaterniond(v[9], v[10], v[11], v[12]);
   }
+  if (stepper_->comm().any(!bad.empty())) {
+    const std::int64_t who = stepper_->comm().min(static_cast<std::int64_t>(bad.empty() ? stepper_->comm().size()
+                                                                                       : stepper_->comm().rank()));
+    InputError e(stepper_->comm().broadcast(bad, static_cast<int>(who)));
+    e.onEveryRank();
+    throw e;
+  }
   w.time = in.readReal("impact_time");
   stepper_->setSteps(static_cast<long>(in.readInt("impact_step")));
   energy0_ = in.readReal("impact_energy0");
-  shadowPrev_ = w.shadowEnergy(stepper_->options().dt);
+  shadowPrev_ = stepper_->shadowEnergy();
   shadow0_ = shadowPrev_;
+  energyNow_ = stepper_->kineticEnergy() + stepper_->potentialEnergy();
+  momentumNow_ = stepper_->linearMomentum();
   if (in.has("impact_energy_totals")) {
     const std::vector<double> e = in.readArray("impact_energy_totals");
     if (e.size() == 6) {
@@ -396,7 +447,7 @@ void ImpactModule::loadCheckpoint(run::RunContext&, const io::CheckpointReader& 
 std::string ImpactModule::summary() const {
   if (!stepper_) return "";
   const SimWorld& w = stepper_->world();
-  const double e = w.kineticEnergy() + w.potentialEnergy();
+  const double e = energyNow_;
   const SimOptions& o = stepper_->options();
   const double rel = energy0_ != 0.0 ? 100.0 * (e - energy0_) / std::abs(energy0_) : 0.0;
   return str("impact: ", stepper_->steps(), " steps to t = ", w.time, "; resolver iterations max ", iterationsMax_,
@@ -406,7 +457,7 @@ std::string ImpactModule::summary() const {
              "impact: energy (gravity_kick ", o.gravityKick == GravityKick::Split ? "split" : "before",
              "): shadow energy ", shadow0_, " -> ", shadowPrev_, ", of it contacts ", contactWork_,
              " J and integration defect ", defect_, " J; KE + PE = shadow - dt/2 g.p (",
-             -0.5 * o.dt * w.gravity.dot(w.linearMomentum()), " J now)\n",
+             -0.5 * o.dt * w.gravity.dot(momentumNow_), " J now)\n",
              "impact: closure passes ", o.closurePasses, ": ", unresolvedClosures_, " contacts still closing after the last pass in ",
              closureSteps_, " steps (at most ", closureMax_, " in one step; they penetrate by at most one step's approach)");
 }

@@ -1,5 +1,6 @@
 #include "modules/impact/sim_generators.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -80,7 +81,7 @@ SimWorld jammedBox(int k, double radius, double speed, std::uint64_t seed) {
 }
 
 SimWorld pile(int n, double radius, double mass, double width, double spacing, double jitter, std::uint64_t seed,
-              int dimension) {
+              int dimension, std::int64_t first, std::int64_t last) {
   if (n < 1) throw InputError(str("pile: need at least one ball, got ", n));
   // Lattice pitch: the gap 2r·spacing plus room for the jitter of both neighbours on every axis,
   // so the jittered balls never overlap initially.
@@ -93,7 +94,12 @@ SimWorld pile(int n, double radius, double mass, double width, double spacing, d
   std::uniform_real_distribution<double> j(-jitter * radius, jitter * radius);
   const int layer = dimension == 3 ? across * across : across;
   const double up = dimension == 3 ? 2 : 1;  // vertical axis
-  for (int k = 0; k < n; ++k) {
+  if (last < 0 || last > n) last = n;
+  first = std::clamp<std::int64_t>(first, 0, last);
+  // Each ball draws 2 · dimension numbers, one engine call each (uniform_real_distribution<double>
+  // on a 64-bit engine).
+  rng.discard(static_cast<unsigned long long>(2 * dimension) * static_cast<unsigned long long>(first));
+  for (int k = static_cast<int>(first); k < last; ++k) {
     const int level = k / layer, in = k % layer;
     Eigen::Vector3d x = Eigen::Vector3d::Zero(), v = Eigen::Vector3d::Zero();
     x[0] = radius * (1.0 + jitter) + pitch * (in % across) + j(rng);
@@ -101,6 +107,7 @@ SimWorld pile(int n, double radius, double mass, double width, double spacing, d
     x[static_cast<int>(up)] = radius * (1.0 + jitter) + pitch * level + j(rng);
     for (int a = 0; a < dimension; ++a) v[a] = j(rng);
     w.addBall(x, radius, mass, v);
+    w.bodies.back().id = k;
   }
   const int U = static_cast<int>(up);
   Eigen::Vector3d e = Eigen::Vector3d::Zero();
@@ -118,16 +125,24 @@ SimWorld pile(int n, double radius, double mass, double width, double spacing, d
   return w;
 }
 
-SimWorld boxDrop(int n, const Eigen::Vector3d& h, double mass, std::uint64_t seed) {
+SimWorld boxDrop(int n, const Eigen::Vector3d& h, double mass, std::uint64_t seed, std::int64_t first,
+                 std::int64_t last) {
   SimWorld w;
   w.dimension = 3;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   const double size = 2.0 * h.norm();
-  w.addStaticBox(Eigen::Vector3d(0.0, 0.0, 0.5 * h[2]), Eigen::Vector3d(2 * h[0], 2 * h[1], 0.5 * h[2]));
-  for (int k = 0; k < n; ++k) {
+  if (last < 0 || last > n + 1) last = n + 1;
+  first = std::clamp<std::int64_t>(first, 0, last);
+  if (first == 0 && last > 0)
+    w.addStaticBox(Eigen::Vector3d(0.0, 0.0, 0.5 * h[2]), Eigen::Vector3d(2 * h[0], 2 * h[1], 0.5 * h[2]));
+  // Each box draws 6 numbers, one engine call each.
+  const std::int64_t skip = std::max<std::int64_t>(first - 1, 0);
+  rng.discard(6ull * static_cast<unsigned long long>(skip));
+  for (int k = static_cast<int>(skip); k + 1 < last; ++k) {
     const Eigen::Quaterniond q(Eigen::Vector4d(u(rng), u(rng), u(rng), 1.0 + 0.5 * u(rng)).normalized());
     w.addBox(Eigen::Vector3d(0.3 * h[0] * u(rng), 0.3 * h[1] * u(rng), 2.0 * h[2] + size * (k + 1)), h, mass, q);
+    w.bodies.back().id = k + 1;
   }
   w.addPlane(Eigen::Vector3d::Zero(), Eigen::Vector3d(0, 0, 1));
   w.gravity = Eigen::Vector3d(0, 0, -9.81);

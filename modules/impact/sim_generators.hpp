@@ -35,11 +35,15 @@ SimWorld jammedBox(int k, double radius, double speed, std::uint64_t seed);
 // 2r(1 + spacing + √3 jitter) (no initial overlap), above the floor of an open box of inner width `width` (half-spaces: floor and
 // side walls), dropped from rest with jitter (a fraction of r, from `seed`) in position and
 // velocity.
+// Bodies [first, last) only (last = -1: to the end), with their ids, for a rank of a distributed
+// run: the same bits as the whole scene's (the random stream is advanced past the earlier balls).
 SimWorld pile(int n, double radius, double mass, double width, double spacing, double jitter, std::uint64_t seed,
-              int dimension);
+              int dimension, std::int64_t first = 0, std::int64_t last = -1);
 
 // Rigid boxes (3D): `n` boxes of half extents h in a column above a floor, each tilted by a
 // seeded random rotation, falling onto the floor and a static box.
-SimWorld boxDrop(int n, const Eigen::Vector3d& halfExtents, double mass, std::uint64_t seed);
+// Bodies [first, last) of the n + 1 (the static box is body 0), as pile does.
+SimWorld boxDrop(int n, const Eigen::Vector3d& halfExtents, double mass, std::uint64_t seed, std::int64_t first = 0,
+                 std::int64_t last = -1);
 
 }  // namespace kinema::impact::generators

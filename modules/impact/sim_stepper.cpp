@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <numeric>
 
 #include "framework/core/error.hpp"
 #include "framework/core/timer.hpp"
@@ -13,7 +15,6 @@
 #include "modules/impact/impact_system.hpp"
 #include "modules/impact/resolver.hpp"
 #include "modules/impact/restitution.hpp"
-#include "modules/impact/sim_partition.hpp"
 
 namespace kinema::impact {
 
@@ -22,6 +23,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 std::size_t u(std::int64_t i) { return static_cast<std::size_t>(i); }
+constexpr std::int64_t kNoLabel = std::numeric_limits<std::int64_t>::max();
 
 // Velocity of a body's material point p.
 Eigen::Vector3d pointVelocity(const SimBody& b, const Eigen::Vector3d& p) {
@@ -30,7 +32,81 @@ Eigen::Vector3d pointVelocity(const SimBody& b, const Eigen::Vector3d& p) {
   return b.v + b.omega.cross(p - b.x);
 }
 
-constexpr int kSlot = 6;  // doubles exchanged per body: v, ω
+// Relative normal velocity at a contact point of bodies a and b (b = nullptr: a plane) under their
+// velocities plus `shift` on every dynamic body; > 0: separating.
+double relativeNormalVelocity(const SimBody& a, const SimBody* b, const Eigen::Vector3d& point,
+                              const Eigen::Vector3d& normal, const Eigen::Vector3d& shift) {
+  Eigen::Vector3d rel = -pointVelocity(a, point);
+  if (!a.isStatic) rel -= shift;
+  if (b) {
+    rel += pointVelocity(*b, point);
+    if (!b->isStatic) rel += shift;
+  }
+  return normal.dot(rel);
+}
+
+// A body as doubles (ghosts, migration, island gathering, block rows): the ids and counts are
+// integers below 2^53, exact in a double.
+constexpr std::size_t kBodySlots = 27;
+void packBody(const SimBody& b, int owner, std::int64_t weight, std::vector<double>& out) {
+  const double v[kBodySlots] = {static_cast<double>(b.id), static_cast<double>(owner), static_cast<double>(weight),
+                                b.shape == SimShape::Box ? 1.0 : 0.0, b.isStatic ? 1.0 : 0.0, b.rigid ? 1.0 : 0.0,
+                                b.radius, b.halfExtents[0], b.halfExtents[1], b.halfExtents[2], b.mass,
+                                b.inertiaBody[0], b.inertiaBody[1], b.inertiaBody[2], b.x[0], b.x[1], b.x[2],
+                                b.v[0], b.v[1], b.v[2], b.omega[0], b.omega[1], b.omega[2],
+                                b.q.w(), b.q.x(), b.q.y(), b.q.z()};
+  out.insert(out.end(), v, v + kBodySlots);
+}
+SimBody unpackBody(const double* v, int* owner = nullptr, std::int64_t* weight = nullptr) {
+  SimBody b;
+  b.id = static_cast<std::int64_t>(v[0]);
+  if (owner) *owner = static_cast<int>(v[1]);
+  if (weight) *weight = static_cast<std::int64_t>(v[2]);
+  b.shape = v[3] != 0.0 ? SimShape::Box : SimShape::Sphere;
+  b.isStatic = v[4] != 0.0;
+  b.rigid = v[5] != 0.0;
+  b.radius = v[6];
+  b.halfExtents = Eigen::Vector3d(v[7], v[8], v[9]);
+  b.mass = v[10];
+  b.inertiaBody = Eigen::Vector3d(v[11], v[12], v[13]);
+  b.x = Eigen::Vector3d(v[14], v[15], v[16]);
+  b.v = Eigen::Vector3d(v[17], v[18], v[19]);
+  b.omega = Eigen::Vector3d(v[20], v[21], v[22]);
+  b.q = Eigen::Quaterniond(v[23], v[24], v[25], v[26]);
+  return b;
+}
+
+// A contact of an island as doubles: a, b (-1: plane), plane, point, normal, distance.
+constexpr std::size_t kContactSlots = 10;
+
+constexpr int kSlot = 6;  // doubles of a resolved velocity: v, ω
+
+// Rank r's block of ids [N r / P, N (r + 1) / P) and the block that holds an id.
+std::int64_t blockFirst(std::int64_t n, int r, int ranks) { return n * r / ranks; }
+int blockOf(std::int64_t id, std::int64_t n, int ranks) {
+  int r = static_cast<int>(id * ranks / std::max<std::int64_t>(n, 1));
+  while (r + 1 < ranks && blockFirst(n, r + 1, ranks) <= id) ++r;
+  while (r > 0 && blockFirst(n, r, ranks) > id) --r;
+  return r;
+}
+
+// Throws on every rank the message of the lowest rank that failed (no rank waits in a collective
+// while another has thrown).
+void agreeOnFailure(bool failed, const std::string& message, const Comm& comm) {
+  if (comm.size() == 1) {
+    if (failed) throw InputError(message);
+    return;
+  }
+  const std::int64_t who = comm.min(static_cast<std::int64_t>(failed ? comm.rank() : comm.size()));
+  if (who == comm.size()) return;
+  InputError e(comm.broadcast(failed ? message : std::string(), static_cast<int>(who)));
+  e.onEveryRank();
+  throw e;
+}
+
+void sortById(std::vector<SimBody>& bodies) {
+  std::sort(bodies.begin(), bodies.end(), [](const SimBody& a, const SimBody& b) { return a.id < b.id; });
+}
 
 }  // namespace
 
@@ -40,130 +116,494 @@ GravityKick parseGravityKick(const std::string& name) {
   throw InputError(str("gravity kick: unknown order '", name, "' (split | before)"));
 }
 
-SimStepper::SimStepper(SimWorld world, SimOptions options, Comm comm)
-    : world_(std::move(world)), options_(std::move(options)), comm_(comm), detector_(options_.broadPhase) {
-  world_.validate();
+const SimBody& SimStepper::Island::body(std::int64_t id) const {
+  const auto it = std::lower_bound(bodies.begin(), bodies.end(), id,
+                                   [](const IslandBody& b, std::int64_t i) { return b.body.id < i; });
+  return it->body;
+}
+
+SimStepper::SimStepper(SimWorld world, SimOptions options, Comm comm, WorldInput input)
+    : options_(std::move(options)), comm_(comm), detector_(options_.broadPhase) {
+  const int R = comm_.size(), me = comm_.rank();
+  if (input == WorldInput::Replicated) {
+    for (std::size_t k = 0; k < world.bodies.size(); ++k) world.bodies[k].id = static_cast<std::int64_t>(k);
+    world.validate();  // the same world on every rank: the same error on every rank
+    globalBodies_ = world.numBodies();
+    if (R > 1) {
+      const auto first = u(blockFirst(globalBodies_, me, R)), last = u(blockFirst(globalBodies_, me + 1, R));
+      std::vector<SimBody> block(world.bodies.begin() + static_cast<std::ptrdiff_t>(first),
+                                 world.bodies.begin() + static_cast<std::ptrdiff_t>(last));
+      world.bodies.swap(block);
+    }
+  } else {
+    std::string why;
+    try {
+      world.validate();
+    } catch (const InputError& e) {
+      why = e.message();
+    }
+    agreeOnFailure(!why.empty(), why, comm_);
+    globalBodies_ = R > 1 ? comm_.sum(static_cast<std::int64_t>(world.numBodies())) : world.numBodies();
+    // Ids: every one of 0 .. N-1 exactly once over the ranks (checked by range, count and sum).
+    std::int64_t bad = -1, sum = 0;
+    for (const SimBody& b : world.bodies) {
+      if (b.id < 0 || b.id >= globalBodies_) bad = b.id;
+      sum += b.id;
+    }
+    agreeOnFailure(bad != -1, str("impact world: body id ", bad, " outside 0 .. ", globalBodies_ - 1), comm_);
+    const std::int64_t total = R > 1 ? comm_.sum(sum) : sum;
+    agreeOnFailure(total != globalBodies_ * (globalBodies_ - 1) / 2,
+                   "impact world: the ranks' body ids are not 0 .. N-1, each once", comm_);
+  }
+  sortById(world.bodies);
+  world_ = std::move(world);
   if (!(options_.dt > 0.0)) throw InputError(str("impact simulator: dt must be > 0, got ", options_.dt));
   if (!(options_.contactTolerance >= 0.0))
     throw InputError(str("impact simulator: contact tolerance must be >= 0, got ", options_.contactTolerance));
   if (options_.closurePasses < 1) throw InputError("impact simulator: closure passes must be >= 1");
+  if (!(options_.rebalanceImbalance >= 1.0))
+    throw InputError(str("impact simulator: rebalance imbalance must be >= 1, got ", options_.rebalanceImbalance));
   impactOperators().get(options_.impact.op);  // unknown operator: an error now, not in step 1
   if (world_.dimension == 2)
     for (const SimPlane& p : world_.planes)
       if (p.normal[2] != 0.0) throw InputError("impact simulator: a plane of a 2D world has a z normal component");
-  const int n = world_.numBodies();
-  isStatic_.assign(u(n) + 1, 0);
-  for (int k = 0; k < n; ++k) isStatic_[u(k)] = world_.bodies[u(k)].isStatic ? 1 : 0;
-  isStatic_[u(n)] = 1;  // the world: planes
-  localOf_.assign(u(n), -1);
+  double rmax = 0.0;
+  for (const SimBody& b : world_.bodies)
+    if (!b.isStatic) rmax = std::max(rmax, b.boundingRadius());
+  maxDynamicRadius_ = R > 1 ? comm_.max(rmax) : rmax;
+  weight_.assign(world_.bodies.size(), 1);
+  rebuild_ = R > 1;
+  ghostTo_.assign(u(R), {});
+  ghostFrom_.assign(u(R), {});
+}
+
+void SimStepper::rebalanceAndMigrate() {
+  const int R = comm_.size(), me = comm_.rank();
+  if (R == 1) return;
+  const auto t0 = Clock::now();
+  const std::int64_t mine = std::accumulate(weight_.begin(), weight_.end(), std::int64_t{0});
+  const std::int64_t most = comm_.max(mine), total = comm_.sum(mine);
+  stats_.imbalance = total > 0 ? static_cast<double>(most) * R / static_cast<double>(total) : 1.0;
+  if (rebuild_ || stats_.imbalance > options_.rebalanceImbalance) {
+    std::vector<Eigen::Vector3d> x(world_.bodies.size());
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = world_.bodies[k].x;
+    decomposition_.build(x, weight_, world_.dimension, comm_);
+    rebuild_ = false;
+    stats_.rebalanced = 1;
+  }
+  // Bodies outside this rank's subdomain go to their owner (with their weight).
+  std::vector<std::vector<double>> send(u(R));
+  std::vector<SimBody> kept;
+  std::vector<std::int64_t> keptWeight;
+  kept.reserve(world_.bodies.size());
+  keptWeight.reserve(world_.bodies.size());
+  std::int64_t moved = 0;
+  for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
+    const int owner = decomposition_.ownerOf(world_.bodies[k].x);
+    if (owner == me) {
+      kept.push_back(world_.bodies[k]);
+      keptWeight.push_back(weight_[k]);
+    } else {
+      packBody(world_.bodies[k], owner, weight_[k], send[u(owner)]);
+      ++moved;
+    }
+  }
+  const auto recv = comm_.alltoallv(send);
+  for (const auto& m : recv)
+    for (std::size_t at = 0; at < m.size(); at += kBodySlots) {
+      std::int64_t w = 1;
+      kept.push_back(unpackBody(m.data() + at, nullptr, &w));
+      keptWeight.push_back(w);
+    }
+  // Ascending id, weights alongside.
+  std::vector<int> order(kept.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return kept[u(a)].id < kept[u(b)].id; });
+  world_.bodies.resize(kept.size());
+  weight_.resize(kept.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    world_.bodies[k] = kept[u(order[k])];
+    weight_[k] = keptWeight[u(order[k])];
+  }
+  stats_.migrated = comm_.sum(moved);
+  stats_.secondsMigrate = since(t0);
+}
+
+void SimStepper::buildLocal() {
+  const int R = comm_.size(), me = comm_.rank();
+  local_.dimension = world_.dimension;
+  local_.planes = world_.planes;
+  local_.gravity = world_.gravity;
+  local_.time = world_.time;
+  const std::size_t owned = world_.bodies.size();
+  ownedLocal_.resize(owned);
+  if (R == 1) {
+    local_.bodies = world_.bodies;
+    ownerOf_.assign(owned, 0);
+    std::iota(ownedLocal_.begin(), ownedLocal_.end(), 0);
+    return;
+  }
+  // The detection reach δ + s_a + s_b (sim_contacts.hpp) with s ≤ max s after the kick, plus the
+  // bounding radii: a body within that of a subdomain may touch one of its bodies.
+  const double dt = options_.dt;
+  double smax = 0.0;
+  for (const SimBody& b : world_.bodies) {
+    if (b.isStatic) continue;
+    const Eigen::Vector3d v = b.v + dt * world_.gravity;
+    smax = std::max(smax, std::sqrt(3.0) * (v.cwiseAbs().maxCoeff() +
+                                            (b.rigid ? b.omega.cwiseAbs().maxCoeff() * b.boundingRadius() : 0.0)) * dt);
+  }
+  smax = comm_.max(smax);
+  const double margin = (options_.contactTolerance + 2.0 * smax) * (1.0 + 1e-6) + 1e-12 * maxDynamicRadius_;
+  std::vector<std::vector<double>> send(u(R));
+  std::vector<int> near;
+  for (auto& g : ghostTo_) g.clear();
+  for (std::size_t k = 0; k < owned; ++k) {
+    const SimBody& b = world_.bodies[k];
+    decomposition_.ranksNear(b.x, b.boundingRadius() + maxDynamicRadius_ + margin, near);
+    for (int q : near) {
+      if (q == me) continue;
+      ghostTo_[u(q)].push_back(static_cast<int>(k));
+      packBody(b, me, 1, send[u(q)]);
+    }
+  }
+  const auto recv = comm_.alltoallv(send);
+  // Merge owned bodies and ghosts by id.
+  struct Entry {
+    std::int64_t id;
+    int rank, index;  // rank == me: world_ index; else the position in recv[rank]
+  };
+  std::vector<Entry> entries;
+  entries.reserve(owned + recv.size());
+  for (std::size_t k = 0; k < owned; ++k) entries.push_back({world_.bodies[k].id, me, static_cast<int>(k)});
+  std::int64_t ghosts = 0;
+  for (int q = 0; q < R; ++q)
+    for (std::size_t at = 0; at < recv[u(q)].size(); at += kBodySlots, ++ghosts)
+      entries.push_back({static_cast<std::int64_t>(recv[u(q)][at]), q, static_cast<int>(at / kBodySlots)});
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.id < b.id; });
+  local_.bodies.resize(entries.size());
+  ownerOf_.resize(entries.size());
+  for (auto& g : ghostFrom_) g.clear();
+  for (int q = 0; q < R; ++q) ghostFrom_[u(q)].resize(recv[u(q)].size() / kBodySlots);
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    const Entry& e = entries[k];
+    if (e.rank == me) {
+      local_.bodies[k] = world_.bodies[u(e.index)];
+      ownerOf_[k] = me;
+      ownedLocal_[u(e.index)] = static_cast<int>(k);
+    } else {
+      local_.bodies[k] = unpackBody(recv[u(e.rank)].data() + u(e.index) * kBodySlots);
+      ownerOf_[k] = e.rank;
+      ghostFrom_[u(e.rank)][u(e.index)] = static_cast<int>(k);
+    }
+  }
+  stats_.ghosts = comm_.sum(ghosts);
+}
+
+int SimStepper::localIndexOf(std::int64_t id) const {
+  const auto it = std::lower_bound(local_.bodies.begin(), local_.bodies.end(), id,
+                                   [](const SimBody& b, std::int64_t i) { return b.id < i; });
+  return it != local_.bodies.end() && it->id == id ? static_cast<int>(it - local_.bodies.begin()) : -1;
+}
+
+void SimStepper::refreshGhostVelocities() {
+  const int R = comm_.size();
+  if (R == 1) return;
+  std::vector<std::vector<double>> send(u(R));
+  std::vector<std::size_t> counts(u(R));
+  for (int q = 0; q < R; ++q) {
+    for (int k : ghostTo_[u(q)]) {
+      const SimBody& b = local_.bodies[u(ownedLocal_[u(k)])];
+      send[u(q)].insert(send[u(q)].end(), {b.v[0], b.v[1], b.v[2], b.omega[0], b.omega[1], b.omega[2]});
+    }
+    counts[u(q)] = ghostFrom_[u(q)].size() * kSlot;
+  }
+  const auto recv = comm_.alltoallv(send, counts);
+  for (int q = 0; q < R; ++q)
+    for (std::size_t i = 0; i < ghostFrom_[u(q)].size(); ++i) {
+      SimBody& b = local_.bodies[u(ghostFrom_[u(q)][i])];
+      const double* s = recv[u(q)].data() + i * kSlot;
+      b.v = Eigen::Vector3d(s[0], s[1], s[2]);
+      b.omega = Eigen::Vector3d(s[3], s[4], s[5]);
+    }
+}
+
+void SimStepper::checkFinite() const {
+  std::string why;
+  for (std::size_t k = 0; k < local_.bodies.size() && why.empty(); ++k) {
+    const SimBody& b = local_.bodies[k];
+    if (ownerOf_[k] != comm_.rank()) continue;
+    if (!b.v.allFinite() || !b.omega.allFinite())
+      why = str("impact simulator: body ", b.id, " has a non-finite velocity (", b.v.transpose(), " | ",
+                b.omega.transpose(), ") in step ", step_ + 1, "; check dt, masses and the resolver options");
+  }
+  if (comm_.size() == 1) {
+    if (!why.empty()) throw Error(why);
+    return;
+  }
+  const std::int64_t who = comm_.min(static_cast<std::int64_t>(why.empty() ? comm_.size() : comm_.rank()));
+  if (who == comm_.size()) return;
+  Error e(comm_.broadcast(why, static_cast<int>(who)));
+  e.onEveryRank();
+  throw e;
+}
+
+int SimStepper::keeperOf(const SimContact& c) const {
+  // The owner of the contact's smaller-id dynamic body (local order is id order, a < b).
+  if (c.b < 0) return ownerOf_[u(c.a)];
+  if (local_.bodies[u(c.a)].isStatic) return ownerOf_[u(c.b)];
+  return ownerOf_[u(c.a)];
 }
 
 double SimStepper::normalVelocity(const SimContact& c, const Eigen::Vector3d& shift) const {
-  const SimBody& a = world_.bodies[u(c.a)];
-  Eigen::Vector3d rel = -pointVelocity(a, c.point);
-  if (!a.isStatic) rel -= shift;
-  if (c.b >= 0) {
-    const SimBody& b = world_.bodies[u(c.b)];
-    rel += pointVelocity(b, c.point);
-    if (!b.isStatic) rel += shift;
-  }
-  return c.normal.dot(rel);  // > 0: separating
+  return relativeNormalVelocity(local_.bodies[u(c.a)], c.b >= 0 ? &local_.bodies[u(c.b)] : nullptr, c.point, c.normal,
+                                shift);
 }
 
 bool SimStepper::isConstraint(const SimContact& c, double dt) const {
   return c.distance <= options_.contactTolerance || c.distance + dt * normalVelocity(c) < 0.0;
 }
 
-void SimStepper::buildIslands() {
-  const int n = world_.numBodies();
-  edges_.clear();
+void SimStepper::labelIslands() {
+  const int R = comm_.size();
+  const std::size_t n = local_.bodies.size();
+  parent_.resize(n);
+  std::iota(parent_.begin(), parent_.end(), 0);
+  const auto find = [this](int k) {
+    while (parent_[u(k)] != k) {
+      parent_[u(k)] = parent_[u(parent_[u(k)])];
+      k = parent_[u(k)];
+    }
+    return k;
+  };
   for (int k : constraints_) {
     const SimContact& c = candidates_[u(k)];
-    edges_.push_back({static_cast<std::int32_t>(c.a), static_cast<std::int32_t>(c.b >= 0 ? c.b : n)});
+    if (c.b < 0 || local_.bodies[u(c.a)].isStatic || local_.bodies[u(c.b)].isStatic) continue;
+    const int ra = find(c.a), rb = find(c.b);
+    if (ra != rb) parent_[u(std::max(ra, rb))] = std::min(ra, rb);
   }
-  graph_.build(n + 1, isStatic_, edges_);
-  // Islands to resolve: those with an approaching constraint, in island order.
-  resolved_.clear();
-  cost_.clear();
-  stats_.islands = 0;
-  for (std::int32_t isl = 0; isl < graph_.numIslands(); ++isl) {
-    const auto cs = graph_.islandContacts(isl);
-    if (cs.empty()) continue;
-    ++stats_.islands;
-    // Approaching under w (the impact acts) or under w + h (the support projection acts).
-    bool approaching = false;
-    for (std::int32_t e : cs) {
-      const SimContact& c = candidates_[u(constraints_[u(e)])];
-      if (normalVelocity(c) < 0.0 || (half_ != Eigen::Vector3d::Zero() && normalVelocity(c, half_) < 0.0))
-        approaching = true;
+  label_.resize(n);
+  labelRoot_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    label_[k] = local_.bodies[k].isStatic ? kNoLabel : local_.bodies[k].id;
+    labelRoot_[k] = ownerOf_[k];
+  }
+  // The smallest label of each component, on all its members.
+  const auto componentMinimum = [&]() {
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto r = u(find(static_cast<int>(k)));
+      if (label_[k] < label_[r]) label_[r] = label_[k], labelRoot_[r] = labelRoot_[k];
     }
-    if (!approaching) continue;
-    resolved_.push_back(isl);
-    cost_.push_back(static_cast<double>(cs.size()));
-    stats_.largestIsland = std::max<std::int64_t>(stats_.largestIsland, static_cast<std::int64_t>(cs.size()));
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto r = u(find(static_cast<int>(k)));
+      label_[k] = label_[r], labelRoot_[k] = labelRoot_[r];
+    }
+  };
+  componentMinimum();
+  stats_.labelRounds = 0;
+  if (R == 1) return;
+  // Label propagation: ghosts tell their owners the smallest label they reached here, owners take
+  // the minimum and tell every rank that holds the body; until no label changes anywhere.
+  std::vector<std::vector<std::int64_t>> send(u(R));
+  for (;;) {
+    ++stats_.labelRounds;
+    bool changed = false;
+    for (int q = 0; q < R; ++q) {
+      send[u(q)].clear();
+      for (int k : ghostFrom_[u(q)]) send[u(q)].insert(send[u(q)].end(), {label_[u(k)], labelRoot_[u(k)]});
+    }
+    auto recv = comm_.alltoallv(send);
+    for (int q = 0; q < R; ++q)
+      for (std::size_t i = 0; i < ghostTo_[u(q)].size(); ++i) {
+        const auto k = u(ownedLocal_[u(ghostTo_[u(q)][i])]);
+        if (recv[u(q)][2 * i] < label_[k]) {
+          label_[k] = recv[u(q)][2 * i];
+          labelRoot_[k] = static_cast<int>(recv[u(q)][2 * i + 1]);
+          changed = true;
+        }
+      }
+    componentMinimum();
+    for (int q = 0; q < R; ++q) {
+      send[u(q)].clear();
+      for (int k : ghostTo_[u(q)]) {
+        const auto l = u(ownedLocal_[u(k)]);
+        send[u(q)].insert(send[u(q)].end(), {label_[l], labelRoot_[l]});
+      }
+    }
+    recv = comm_.alltoallv(send);
+    for (int q = 0; q < R; ++q)
+      for (std::size_t i = 0; i < ghostFrom_[u(q)].size(); ++i) {
+        const auto k = u(ghostFrom_[u(q)][i]);
+        if (recv[u(q)][2 * i] != label_[k]) {
+          label_[k] = recv[u(q)][2 * i];
+          labelRoot_[k] = static_cast<int>(recv[u(q)][2 * i + 1]);
+          changed = true;
+        }
+      }
+    componentMinimum();
+    if (!comm_.any(changed)) break;
   }
-  stats_.resolvedIslands = static_cast<std::int64_t>(resolved_.size());
-  stats_.imbalance = assignIslands(cost_, comm_.size(), rankOf_, order_, load_);
 }
 
-void SimStepper::buildIslandSystem(int island, ImpactSystem& sys, Eigen::VectorXd& q0) {
-  const auto bodies = graph_.islandBodies(island);
-  const auto cs = graph_.islandContacts(island);
-  for (std::int32_t b : bodies) {
-    const SimBody& B = world_.bodies[u(b)];
-    if (world_.dimension == 2) localOf_[u(b)] = sys.addBall2D(B.mass, B.x.head<2>());
-    else if (B.rigid) localOf_[u(b)] = sys.addRigidBody(B.mass, B.inertiaWorld(), B.x);
-    else localOf_[u(b)] = sys.addBall3D(B.mass, B.x);
+void SimStepper::gatherIslands() {
+  const int R = comm_.size();
+  // This rank's constraints grouped by island (the label of their dynamic body), each group packed
+  // for the island's root: [label, bodies, contacts, the bodies..., the contacts...].
+  std::vector<int> order(constraints_.begin(), constraints_.end());
+  const auto labelOf = [&](int k) {
+    const SimContact& c = candidates_[u(k)];
+    return label_[u(local_.bodies[u(c.a)].isStatic ? c.b : c.a)];
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return labelOf(x) < labelOf(y); });
+  std::vector<std::vector<double>> send(u(R));
+  std::vector<int> bodies;
+  touched_.assign(local_.bodies.size(), 0);  // here: "body already packed in this group"
+  for (std::size_t s = 0; s < order.size();) {
+    std::size_t e = s;
+    const std::int64_t label = labelOf(order[s]);
+    while (e < order.size() && labelOf(order[e]) == label) ++e;
+    const SimContact& first = candidates_[u(order[s])];
+    const int root = labelRoot_[u(local_.bodies[u(first.a)].isStatic ? first.b : first.a)];
+    bodies.clear();
+    for (std::size_t i = s; i < e; ++i) {
+      const SimContact& c = candidates_[u(order[i])];
+      for (int b : {c.a, c.b})
+        if (b >= 0 && !touched_[u(b)]) touched_[u(b)] = 1, bodies.push_back(b);
+    }
+    std::vector<double>& out = send[u(root)];
+    out.insert(out.end(), {static_cast<double>(label), static_cast<double>(bodies.size()), static_cast<double>(e - s)});
+    for (int b : bodies) {
+      packBody(local_.bodies[u(b)], ownerOf_[u(b)], 1, out);
+      touched_[u(b)] = 0;
+    }
+    for (std::size_t i = s; i < e; ++i) {
+      const SimContact& c = candidates_[u(order[i])];
+      out.insert(out.end(), {static_cast<double>(local_.bodies[u(c.a)].id),
+                             c.b >= 0 ? static_cast<double>(local_.bodies[u(c.b)].id) : -1.0,
+                             static_cast<double>(c.plane), c.point[0], c.point[1], c.point[2], c.normal[0], c.normal[1],
+                             c.normal[2], c.distance});
+    }
+    s = e;
   }
-  const int n = world_.numBodies();
-  const auto local = [&](int b) { return b < 0 || b >= n || world_.bodies[u(b)].isStatic ? -1 : localOf_[u(b)]; };
-  for (std::int32_t e : cs) {
-    const SimContact& c = candidates_[u(constraints_[u(e)])];
-    sys.addContact(local(c.a), local(c.b), c.point, c.normal);
+  std::vector<std::vector<double>> recvR;
+  const std::vector<std::vector<double>>* recv = &send;
+  if (R > 1) {
+    recvR = comm_.alltoallv(send);
+    recv = &recvR;
   }
-  q0.resize(sys.dofs());
-  for (std::int32_t b : bodies) {
-    const SimBody& B = world_.bodies[u(b)];
-    const Body& S = sys.body(localOf_[u(b)]);
-    q0.segment(S.offset, std::min(S.dofs, 3)) = B.v.head(std::min(S.dofs, 3));
-    if (S.dofs == 6) q0.segment<3>(S.offset + 3) = B.omega;
+  // Islands rooted here, by label; contributions from several ranks are merged.
+  islands_.clear();
+  struct Part {
+    const double* at;
+    int rank;
+  };
+  std::vector<Part> parts;
+  for (int q = 0; q < R; ++q) {
+    const std::vector<double>& m = (*recv)[u(R > 1 ? q : 0)];
+    if (R == 1 && q > 0) break;
+    for (std::size_t at = 0; at < m.size();) {
+      parts.push_back({m.data() + at, q});
+      at += 3 + u(static_cast<std::int64_t>(m[at + 1])) * kBodySlots + u(static_cast<std::int64_t>(m[at + 2])) * kContactSlots;
+    }
   }
+  std::stable_sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) { return a.at[0] < b.at[0]; });
+  std::int64_t crossRank = 0;
+  int firstRank = -1;
+  bool several = false;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const double* m = parts[p].at;
+    const auto label = static_cast<std::int64_t>(m[0]);
+    if (islands_.empty() || islands_.back().label != label) {
+      islands_.emplace_back();
+      islands_.back().label = label;
+      firstRank = parts[p].rank;
+      several = false;
+    } else if (!several && parts[p].rank != firstRank) {
+      several = true;
+      ++crossRank;
+    }
+    Island& isl = islands_.back();
+    const auto nb = u(static_cast<std::int64_t>(m[1])), nc = u(static_cast<std::int64_t>(m[2]));
+    const double* b = m + 3;
+    for (std::size_t i = 0; i < nb; ++i, b += kBodySlots) {
+      IslandBody ib;
+      ib.body = unpackBody(b, &ib.owner);
+      isl.bodies.push_back(ib);
+    }
+    for (std::size_t i = 0; i < nc; ++i, b += kContactSlots) {
+      IslandContact c;
+      c.a = static_cast<std::int64_t>(b[0]);
+      c.b = static_cast<std::int64_t>(b[1]);
+      c.plane = static_cast<int>(b[2]);
+      c.point = Eigen::Vector3d(b[3], b[4], b[5]);
+      c.normal = Eigen::Vector3d(b[6], b[7], b[8]);
+      c.distance = b[9];
+      isl.contacts.push_back(c);
+    }
+  }
+  // Canonical order: bodies by id (a body sent by several ranks is the same bits: kept once);
+  // contacts between bodies by (a, b), then contacts with planes by (body, plane). A pair's
+  // several points come from one rank in the narrow phase's order, which the stable sort keeps.
+  for (Island& isl : islands_) {
+    std::stable_sort(isl.bodies.begin(), isl.bodies.end(),
+                     [](const IslandBody& a, const IslandBody& b) { return a.body.id < b.body.id; });
+    isl.bodies.erase(std::unique(isl.bodies.begin(), isl.bodies.end(),
+                                 [](const IslandBody& a, const IslandBody& b) { return a.body.id == b.body.id; }),
+                     isl.bodies.end());
+    std::stable_sort(isl.contacts.begin(), isl.contacts.end(), [](const IslandContact& x, const IslandContact& y) {
+      const bool px = x.b < 0, py = y.b < 0;
+      if (px != py) return py;  // pairs first
+      if (x.a != y.a) return x.a < y.a;
+      return px ? x.plane < y.plane : x.b < y.b;
+    });
+  }
+  stats_.crossRankIslands = crossRank;
 }
 
-bool SimStepper::distributedIsland(int island) const {
+bool SimStepper::approaching(const Island& island) const {
+  // Approaching under w (the impact acts) or under w + h (the support projection acts).
+  for (const IslandContact& c : island.contacts) {
+    const SimBody& a = island.body(c.a);
+    const SimBody* b = c.b >= 0 ? &island.body(c.b) : nullptr;
+    if (relativeNormalVelocity(a, b, c.point, c.normal, Eigen::Vector3d::Zero()) < 0.0 ||
+        (half_ != Eigen::Vector3d::Zero() && relativeNormalVelocity(a, b, c.point, c.normal, half_) < 0.0))
+      return true;
+  }
+  return false;
+}
+
+bool SimStepper::distributedIsland(const Island& island) const {
   const ImpactParams& P = options_.impact;
   return options_.distributedIslandContacts > 0 && comm_.size() > 1 && options_.backend &&
          options_.backend->distributed() && P.op == "gr" && P.restitution == 1.0 &&
-         static_cast<std::int64_t>(graph_.islandContacts(island).size()) >= options_.distributedIslandContacts;
+         static_cast<std::int64_t>(island.contacts.size()) >= options_.distributedIslandContacts;
 }
 
-// Collective: every rank builds the same island system and resolves it together; the result is
-// replicated, so the velocities are written directly (the island takes no part in the exchange).
-SimStepper::IslandResult SimStepper::resolveDistributedIsland(int island) {
-  ImpactSystem sys;
-  Eigen::VectorXd q0;
-  buildIslandSystem(island, sys, q0);
-  const ImpactParams& P = options_.impact;
-  DistributedGROptions o;
-  o.arithmetic = P.resolver.arithmetic;
-  o.epsilon = P.resolver.epsilon;
-  o.renormalise = P.resolver.renormalise;
-  o.maxIterations = P.resolver.maxIterations;
-  const DistributedGRResult res = resolveDistributedGR(sys, q0, *options_.backend, comm_, o);
-  IslandResult r;
-  const Eigen::VectorXd qdot = finishIsland(sys, q0, res.qdot, res.impulse, P.operatorOptions, r);
-  for (std::int32_t b : graph_.islandBodies(island)) {
-    touched_[u(b)] = 1;
-    const Body& S = sys.body(localOf_[u(b)]);
-    SimBody& B = world_.bodies[u(b)];
-    B.v = Eigen::Vector3d(qdot[S.offset], qdot[S.offset + 1], S.dofs >= 3 ? qdot[S.offset + 2] : 0.0);
-    if (B.rigid && S.dofs == 6) B.omega = qdot.segment<3>(S.offset + 3);
-    localOf_[u(b)] = -1;
+void SimStepper::buildIslandSystem(const Island& island, ImpactSystem& sys, Eigen::VectorXd& q0) const {
+  // Dynamic bodies in id order become the system's bodies 0, 1, ...; static ones are the world.
+  std::vector<int> sysOf(island.bodies.size(), -1);
+  for (std::size_t i = 0; i < island.bodies.size(); ++i) {
+    const SimBody& B = island.bodies[i].body;
+    if (B.isStatic) continue;
+    if (world_.dimension == 2) sysOf[i] = sys.addBall2D(B.mass, B.x.head<2>());
+    else if (B.rigid) sysOf[i] = sys.addRigidBody(B.mass, B.inertiaWorld(), B.x);
+    else sysOf[i] = sys.addBall3D(B.mass, B.x);
   }
-  r.iterations = res.stats.iterations;
-  r.cap = res.stats.capReached;
-  r.converged = res.stats.converged;
-  return r;
+  const auto local = [&](std::int64_t id) {
+    if (id < 0) return -1;
+    const auto it = std::lower_bound(island.bodies.begin(), island.bodies.end(), id,
+                                     [](const IslandBody& b, std::int64_t i) { return b.body.id < i; });
+    return sysOf[u(it - island.bodies.begin())];
+  };
+  for (const IslandContact& c : island.contacts) sys.addContact(local(c.a), local(c.b), c.point, c.normal);
+  q0.resize(sys.dofs());
+  for (std::size_t i = 0; i < island.bodies.size(); ++i) {
+    if (sysOf[i] < 0) continue;
+    const SimBody& B = island.bodies[i].body;
+    const Body& S = sys.body(sysOf[i]);
+    q0.segment(S.offset, std::min(S.dofs, 3)) = B.v.head(std::min(S.dofs, 3));
+    if (S.dofs == 6) q0.segment<3>(S.offset + 3) = B.omega;
+  }
 }
 
 Eigen::VectorXd SimStepper::finishIsland(const ImpactSystem& sys, const Eigen::VectorXd& q0, Eigen::VectorXd qdot,
@@ -209,16 +649,15 @@ Eigen::VectorXd SimStepper::finishIsland(const ImpactSystem& sys, const Eigen::V
   return qdot;
 }
 
-SimStepper::IslandResult SimStepper::resolveIsland(int island, std::vector<double>& out) {
+SimStepper::IslandResult SimStepper::resolveIsland(const Island& island, Eigen::VectorXd& qdotOut) const {
   // Allocation: ImpactSystem, the operator and the resolver results allocate per island (their
-  // API has no reusable workspace); the simulator's own buffers are reused.
-  const auto bodies = graph_.islandBodies(island);
+  // API has no reusable workspace).
   ImpactSystem sys;
   Eigen::VectorXd q0;
   buildIslandSystem(island, sys, q0);
   const ImpactParams& P = options_.impact;
   OperatorOptions oo = P.operatorOptions;
-  oo.seed = P.operatorOptions.seed + 1000003ull * static_cast<std::uint64_t>(step_) + static_cast<std::uint64_t>(bodies[0]);
+  oo.seed = P.operatorOptions.seed + 1000003ull * static_cast<std::uint64_t>(step_) + static_cast<std::uint64_t>(island.label);
   ImpactOperatorPtr op = makeImpactOperator(P.op, oo);
   Resolver resolver(P.resolver);
   IslandResult r;
@@ -249,130 +688,198 @@ SimStepper::IslandResult SimStepper::resolveIsland(int island, std::vector<doubl
       r.constraintsRemoved = res.elasticStats.constraintsRemoved;
     }
   }
-  qdot = finishIsland(sys, q0, std::move(qdot), std::move(impulse), oo, r);
-  for (std::int32_t b : bodies) {
-    const Body& S = sys.body(localOf_[u(b)]);
-    double slot[kSlot] = {0, 0, 0, 0, 0, 0};
-    for (int k = 0; k < S.dofs; ++k) slot[k] = qdot[S.offset + k];
-    out.insert(out.end(), slot, slot + kSlot);
-    localOf_[u(b)] = -1;
-  }
+  qdotOut = finishIsland(sys, q0, std::move(qdot), std::move(impulse), oo, r);
   return r;
 }
 
+// Collective: every rank builds the same island system and resolves it together.
+SimStepper::IslandResult SimStepper::resolveDistributedIsland(const Island& island, Eigen::VectorXd& qdotOut) const {
+  ImpactSystem sys;
+  Eigen::VectorXd q0;
+  buildIslandSystem(island, sys, q0);
+  const ImpactParams& P = options_.impact;
+  DistributedGROptions o;
+  o.arithmetic = P.resolver.arithmetic;
+  o.epsilon = P.resolver.epsilon;
+  o.renormalise = P.resolver.renormalise;
+  o.maxIterations = P.resolver.maxIterations;
+  const DistributedGRResult res = resolveDistributedGR(sys, q0, *options_.backend, comm_, o);
+  IslandResult r;
+  qdotOut = finishIsland(sys, q0, res.qdot, res.impulse, P.operatorOptions, r);
+  r.iterations = res.stats.iterations;
+  r.cap = res.stats.capReached;
+  r.converged = res.stats.converged;
+  return r;
+}
+
+namespace {
+
+// An island as doubles (broadcast to every rank for the distributed GR).
+template <class IslandT>
+void packIsland(const IslandT& isl, std::vector<double>& out) {
+  out.insert(out.end(), {static_cast<double>(isl.label), static_cast<double>(isl.bodies.size()),
+                         static_cast<double>(isl.contacts.size())});
+  for (const auto& b : isl.bodies) packBody(b.body, b.owner, 1, out);
+  for (const auto& c : isl.contacts)
+    out.insert(out.end(), {static_cast<double>(c.a), static_cast<double>(c.b), static_cast<double>(c.plane), c.point[0],
+                           c.point[1], c.point[2], c.normal[0], c.normal[1], c.normal[2], c.distance});
+}
+template <class IslandT>
+void unpackIsland(const double* m, IslandT& isl) {
+  isl.label = static_cast<std::int64_t>(m[0]);
+  const auto nb = u(static_cast<std::int64_t>(m[1])), nc = u(static_cast<std::int64_t>(m[2]));
+  isl.bodies.resize(nb);
+  isl.contacts.resize(nc);
+  const double* b = m + 3;
+  for (std::size_t i = 0; i < nb; ++i, b += kBodySlots) isl.bodies[i].body = unpackBody(b, &isl.bodies[i].owner);
+  for (std::size_t i = 0; i < nc; ++i, b += kContactSlots) {
+    auto& c = isl.contacts[i];
+    c.a = static_cast<std::int64_t>(b[0]);
+    c.b = static_cast<std::int64_t>(b[1]);
+    c.plane = static_cast<int>(b[2]);
+    c.point = Eigen::Vector3d(b[3], b[4], b[5]);
+    c.normal = Eigen::Vector3d(b[6], b[7], b[8]);
+    c.distance = b[9];
+  }
+}
+
+}  // namespace
+
 void SimStepper::resolveAll() {
   auto t0 = Clock::now();
-  const int me = comm_.rank(), R = comm_.size();
-  send_.clear();
-  touched_.assign(world_.bodies.size(), 0);
-  std::int64_t itMax = 0, itTotal = 0, cycles = 0, caps = 0, bad = 0, qpBad = 0, lineal = 0, removed = 0,
-               support = 0;
-  double qpResidual = 0.0, contactWork = 0.0, impactWork = 0.0;
-  // Islands above the size threshold first, by every rank together (collective, same order on
-  // every rank); their figures are added after the reductions below (they are already global).
-  std::int64_t dItMax = 0, dItTotal = 0, dCaps = 0, dBad = 0, dSupport = 0;
-  double dContactWork = 0.0, dImpactWork = 0.0;
-  for (std::size_t k = 0; k < resolved_.size(); ++k) {
-    if (!distributedIsland(resolved_[k])) continue;
-    const IslandResult r = resolveDistributedIsland(resolved_[k]);
-    ++stats_.distributedIslands;
-    dItMax = std::max<std::int64_t>(dItMax, r.iterations);
-    dItTotal += r.iterations;
-    dCaps += r.cap ? 1 : 0;
-    dBad += r.converged ? 0 : 1;
-    dSupport += r.supportProjection ? 1 : 0;
-    dContactWork += r.contactWork;
-    dImpactWork += r.impactWork;
+  const int R = comm_.size(), me = comm_.rank();
+  // Per pass: sums (islands, resolved, iterations, cycles, caps, not converged, QP not converged,
+  // lineality, removed, support, distributed) and maxima (largest island, iterations, QP residual);
+  // works summed.
+  enum { Islands, Resolved, ItTotal, Cycles, Caps, Bad, QpBad, Lineal, Removed, Support, Dist, NSum };
+  std::int64_t sums[NSum] = {};
+  double maxima[3] = {0.0, 0.0, 0.0};  // largest island, iterations, QP residual
+  double works[2] = {0.0, 0.0};        // contact work, impact work
+  std::vector<std::vector<double>> results(u(R));  // (id, v, ω) for each body's owner
+  const auto post = [&](const Island& isl, const Eigen::VectorXd& qdot) {
+    // Dynamic bodies in id order are the system's bodies 0, 1, ... (buildIslandSystem).
+    int dof = 0;
+    for (const IslandBody& ib : isl.bodies) {
+      if (ib.body.isStatic) continue;
+      const int dofs = world_.dimension == 2 ? 2 : (ib.body.rigid ? 6 : 3);
+      double slot[1 + kSlot] = {static_cast<double>(ib.body.id), 0, 0, 0, 0, 0, 0};
+      for (int k = 0; k < dofs; ++k) slot[1 + k] = qdot[dof + k];
+      dof += dofs;
+      results[u(ib.owner)].insert(results[u(ib.owner)].end(), slot, slot + 1 + kSlot);
+    }
+  };
+  const auto count = [&](const IslandResult& r) {
+    maxima[1] = std::max(maxima[1], static_cast<double>(r.iterations));
+    sums[ItTotal] += r.iterations;
+    sums[Cycles] += r.cycle ? 1 : 0;
+    sums[Caps] += r.cap ? 1 : 0;
+    sums[Bad] += r.converged ? 0 : 1;
+    sums[QpBad] += r.qpConverged ? 0 : 1;
+    sums[Lineal] += r.linealityDetections;
+    sums[Removed] += r.constraintsRemoved;
+    maxima[2] = std::max(maxima[2], r.qpResidual);
+    sums[Support] += r.supportProjection ? 1 : 0;
+    works[0] += r.contactWork;
+    works[1] += r.impactWork;
+  };
+  // Islands above the size threshold: resolved by every rank together, in label order.
+  std::vector<std::uint8_t> done(islands_.size(), 0);
+  if (R > 1 && options_.distributedIslandContacts > 0 && options_.backend && options_.backend->distributed()) {
+    std::vector<std::int64_t> mine;
+    for (std::size_t i = 0; i < islands_.size(); ++i)
+      if (distributedIsland(islands_[i]) && approaching(islands_[i]))
+        mine.insert(mine.end(), {islands_[i].label, static_cast<std::int64_t>(i), me});
+    const std::vector<std::int64_t> all = comm_.allgatherv(mine);
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < all.size(); k += 3) order.push_back(k);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return all[a] < all[b]; });
+    std::vector<double> buf;
+    Island shared;
+    for (std::size_t k : order) {
+      const int root = static_cast<int>(all[k + 2]);
+      buf.clear();
+      if (me == root) packIsland(islands_[u(all[k + 1])], buf);
+      std::int64_t size = static_cast<std::int64_t>(buf.size());
+      MPI_Bcast(&size, 1, MPI_INT64_T, root, comm_.raw());
+      buf.resize(u(size));
+      MPI_Bcast(buf.data(), static_cast<int>(size), MPI_DOUBLE, root, comm_.raw());
+      const Island* isl = &shared;
+      if (me == root) isl = &islands_[u(all[k + 1])];
+      else unpackIsland(buf.data(), shared);
+      Eigen::VectorXd qdot;
+      const IslandResult r = resolveDistributedIsland(*isl, qdot);
+      if (me != root) continue;
+      done[u(all[k + 1])] = 1;
+      post(*isl, qdot);
+      ++sums[Dist];
+      maxima[1] = std::max(maxima[1], static_cast<double>(r.iterations));
+      sums[ItTotal] += r.iterations;
+      sums[Caps] += r.cap ? 1 : 0;
+      sums[Bad] += r.converged ? 0 : 1;
+      sums[Support] += r.supportProjection ? 1 : 0;
+      works[0] += r.contactWork;
+      works[1] += r.impactWork;
+    }
   }
-  for (std::size_t k = 0; k < resolved_.size(); ++k) {
-    if (rankOf_[k] != me || distributedIsland(resolved_[k])) continue;
-    const IslandResult r = resolveIsland(resolved_[k], send_);
-    itMax = std::max<std::int64_t>(itMax, r.iterations);
-    itTotal += r.iterations;
-    cycles += r.cycle ? 1 : 0;
-    caps += r.cap ? 1 : 0;
-    bad += r.converged ? 0 : 1;
-    qpBad += r.qpConverged ? 0 : 1;
-    lineal += r.linealityDetections;
-    removed += r.constraintsRemoved;
-    qpResidual = std::max(qpResidual, r.qpResidual);
-    support += r.supportProjection ? 1 : 0;
-    contactWork += r.contactWork;
-    impactWork += r.impactWork;
+  Eigen::VectorXd qdot;
+  for (std::size_t i = 0; i < islands_.size(); ++i) {
+    const Island& isl = islands_[i];
+    ++sums[Islands];
+    if (!approaching(isl)) continue;
+    ++sums[Resolved];
+    maxima[0] = std::max(maxima[0], static_cast<double>(isl.contacts.size()));
+    if (done[i]) continue;
+    count(resolveIsland(isl, qdot));
+    post(isl, qdot);
   }
   stats_.secondsResolve += since(t0);
   t0 = Clock::now();
-  // Exchange: rank r's block is its islands' bodies in island order (6 doubles each).
-  counts_.assign(u(R), 0);
-  for (std::size_t k = 0; k < resolved_.size(); ++k)
-    if (!distributedIsland(resolved_[k]))
-      counts_[u(rankOf_[k])] += kSlot * static_cast<int>(graph_.islandBodies(resolved_[k]).size());
-  displs_.assign(u(R) + 1, 0);
-  for (int r = 0; r < R; ++r) displs_[u(r) + 1] = displs_[u(r)] + counts_[u(r)];
-  if (R == 1) {
-    recv_.swap(send_);
-  } else {
-    recv_.resize(u(displs_[u(R)]));
-    MPI_Allgatherv(send_.data(), static_cast<int>(send_.size()), MPI_DOUBLE, recv_.data(), counts_.data(),
-                   displs_.data(), MPI_DOUBLE, comm_.raw());
+  // Exchange: the velocities to the bodies' owners, then to the ranks that hold them as ghosts.
+  std::vector<std::vector<double>> recvR;
+  const std::vector<std::vector<double>>* recv = &results;
+  if (R > 1) {
+    recvR = comm_.alltoallv(results);
+    recv = &recvR;
   }
-  std::vector<int>& cursor = order_;  // reuse: read position per rank
-  cursor.assign(displs_.begin(), displs_.end() - 1);
-  for (std::size_t k = 0; k < resolved_.size(); ++k) {
-    if (distributedIsland(resolved_[k])) continue;
-    int& at = cursor[u(rankOf_[k])];
-    for (std::int32_t b : graph_.islandBodies(resolved_[k])) {
-      SimBody& B = world_.bodies[u(b)];
-      touched_[u(b)] = 1;
-      const double* s = recv_.data() + at;
+  touched_.assign(local_.bodies.size(), 0);
+  for (const std::vector<double>& m : *recv)
+    for (std::size_t at = 0; at < m.size(); at += 1 + kSlot) {
+      const int k = localIndexOf(static_cast<std::int64_t>(m[at]));
+      SimBody& B = local_.bodies[u(k)];
+      const double* s = m.data() + at + 1;
+      touched_[u(k)] = 1;
       B.v = Eigen::Vector3d(s[0], s[1], world_.dimension == 2 ? 0.0 : s[2]);
       if (B.rigid) B.omega = Eigen::Vector3d(s[3], s[4], s[5]);
-      at += kSlot;
     }
-  }
-  if (R > 1) {
-    itMax = comm_.max(itMax);
-    itTotal = comm_.sum(itTotal);
-    cycles = comm_.sum(cycles);
-    caps = comm_.sum(caps);
-    bad = comm_.sum(bad);
-    qpBad = comm_.sum(qpBad);
-    lineal = comm_.sum(lineal);
-    removed = comm_.sum(removed);
-    qpResidual = comm_.max(qpResidual);
-    support = comm_.sum(support);
-    contactWork = comm_.sum(contactWork);
-    impactWork = comm_.sum(impactWork);
-  }
   // Bodies of islands left alone get the second half kick here (those resolved got it in step 4):
   // v⁻ itself, so that free flight is bitwise the same under either kick order.
   if (half_ != Eigen::Vector3d::Zero())
-    for (std::size_t k = 0; k < world_.bodies.size(); ++k)
-      if (!touched_[k]) world_.bodies[k].v = vKicked_[k];
-  stats_.iterationsMax = std::max({stats_.iterationsMax, itMax, dItMax});
-  stats_.iterationsTotal += itTotal + dItTotal;
-  stats_.cycles += cycles;
-  stats_.caps += caps + dCaps;
-  stats_.notConverged += bad + dBad;
-  stats_.qpNotConverged += qpBad;
-  stats_.linealityDetections += lineal;
-  stats_.constraintsRemoved += removed;
-  stats_.qpResidualMax = std::max(stats_.qpResidualMax, qpResidual);
-  // The work of the last pass only: earlier passes were undone (the step restarts from w).
-  stats_.supportProjections = support + dSupport;
-  stats_.contactWork = contactWork + dContactWork;
-  stats_.impactWork = impactWork + dImpactWork;
-  stats_.secondsExchange += since(t0);
-}
-
-void SimStepper::checkFinite() const {
-  for (int k = 0; k < world_.numBodies(); ++k) {
-    const SimBody& b = world_.bodies[u(k)];
-    if (!b.v.allFinite() || !b.omega.allFinite())
-      throw Error(str("impact simulator: body ", k, " has a non-finite velocity (", b.v.transpose(), " | ",
-                      b.omega.transpose(), ") in step ", step_ + 1,
-                      "; check dt, masses and the resolver options"));
+    for (std::size_t k = 0; k < local_.bodies.size(); ++k)
+      if (!touched_[k] && ownerOf_[k] == me) local_.bodies[k].v = vKicked_[k];
+  refreshGhostVelocities();
+  if (R > 1) {
+    MPI_Allreduce(MPI_IN_PLACE, sums, NSum, MPI_INT64_T, MPI_SUM, comm_.raw());
+    MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, comm_.raw());
+    MPI_Allreduce(MPI_IN_PLACE, works, 2, MPI_DOUBLE, MPI_SUM, comm_.raw());
   }
+  stats_.islands = sums[Islands];
+  stats_.resolvedIslands = sums[Resolved];
+  stats_.largestIsland = std::max(stats_.largestIsland, static_cast<std::int64_t>(maxima[0]));
+  stats_.iterationsMax = std::max(stats_.iterationsMax, static_cast<std::int64_t>(maxima[1]));
+  stats_.iterationsTotal += sums[ItTotal];
+  stats_.cycles += sums[Cycles];
+  stats_.caps += sums[Caps];
+  stats_.notConverged += sums[Bad];
+  stats_.qpNotConverged += sums[QpBad];
+  stats_.linealityDetections += sums[Lineal];
+  stats_.constraintsRemoved += sums[Removed];
+  stats_.qpResidualMax = std::max(stats_.qpResidualMax, maxima[2]);
+  stats_.distributedIslands += sums[Dist];
+  // The work of the last pass only: earlier passes were undone (the step restarts from w).
+  stats_.supportProjections = sums[Support];
+  stats_.contactWork = works[0];
+  stats_.impactWork = works[1];
+  stats_.secondsExchange += since(t0);
 }
 
 void SimStepper::integrate() {
@@ -397,32 +904,42 @@ const SimStepStats& SimStepper::step() {
   ScopedTimer timer("impact.step");
   stats_ = SimStepStats{};
   const double dt = options_.dt;
+  const int me = comm_.rank();
   half_ = options_.gravityKick == GravityKick::Split ? Eigen::Vector3d(0.5 * dt * world_.gravity) : Eigen::Vector3d::Zero();
+  // 0. ownership: rebalance if needed, bodies that left their subdomain to their new owner; then
+  // the ghosts (the state at the start of the step: every rank computes the kicks below alike).
+  rebalanceAndMigrate();
+  auto t0 = Clock::now();
+  buildLocal();
+  stats_.secondsExchange += since(t0);
+  const std::size_t n = local_.bodies.size();
   // w = v + (Δt g − h), the impact's pre-impact velocity (v⁻ itself under Before), kept for the
   // closure passes; ω has no gravity kick.
-  vMinus_.resize(world_.bodies.size());
-  omegaMinus_.resize(world_.bodies.size());
+  vMinus_.resize(n);
+  omegaMinus_.resize(n);
+  vKicked_.resize(n);
   const Eigen::Vector3d preKick = dt * world_.gravity - half_;
-  for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
-    vMinus_[k] = world_.bodies[k].isStatic ? world_.bodies[k].v : Eigen::Vector3d(world_.bodies[k].v + preKick);
-    omegaMinus_[k] = world_.bodies[k].omega;
-  }
-  // 1. kick: v⁻ = v + Δt g for the detection (the drift velocity if no contact acts).
-  vKicked_.resize(world_.bodies.size());
-  for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
-    SimBody& b = world_.bodies[k];
+  for (std::size_t k = 0; k < n; ++k) {
+    SimBody& b = local_.bodies[k];
+    vMinus_[k] = b.isStatic ? b.v : Eigen::Vector3d(b.v + preKick);
+    omegaMinus_[k] = b.omega;
+    // 1. kick: v⁻ = v + Δt g for the detection (the drift velocity if no contact acts).
     if (!b.isStatic) b.v += dt * world_.gravity;
     vKicked_[k] = b.v;
   }
   checkFinite();
-  // 2. detection
-  auto t0 = Clock::now();
-  detector_.detect(world_, dt, options_.contactTolerance, candidates_);
-  stats_.candidates = static_cast<std::int64_t>(candidates_.size());
+  // 2. detection; this rank keeps the contacts whose smaller-id dynamic body it owns.
+  t0 = Clock::now();
+  detector_.detect(local_, dt, options_.contactTolerance, candidates_);
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < candidates_.size(); ++k)
+    if (keeperOf(candidates_[k]) == me) candidates_[kept++] = candidates_[k];
+  candidates_.resize(kept);
   constraintOf_.assign(candidates_.size(), -1);
   constraints_.clear();
+  double penetration = 0.0;
   for (std::size_t k = 0; k < candidates_.size(); ++k) {
-    stats_.maxPenetration = std::max(stats_.maxPenetration, -candidates_[k].distance);
+    penetration = std::max(penetration, -candidates_[k].distance);
     if (isConstraint(candidates_[k], dt)) {
       constraintOf_[k] = static_cast<int>(constraints_.size());
       constraints_.push_back(static_cast<int>(k));
@@ -431,12 +948,13 @@ const SimStepStats& SimStepper::step() {
   stats_.secondsDetect = since(t0);
   for (int pass = 0; pass < options_.closurePasses; ++pass) {
     if (pass > 0 || half_ != Eigen::Vector3d::Zero())
-      for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
-        world_.bodies[k].v = vMinus_[k];
-        world_.bodies[k].omega = omegaMinus_[k];
+      for (std::size_t k = 0; k < n; ++k) {
+        local_.bodies[k].v = vMinus_[k];
+        local_.bodies[k].omega = omegaMinus_[k];
       }
     t0 = Clock::now();
-    buildIslands();
+    labelIslands();
+    gatherIslands();
     stats_.secondsIslands += since(t0);
     ++stats_.closurePasses;
     resolveAll();
@@ -451,10 +969,34 @@ const SimStepStats& SimStepper::step() {
         }
         ++added;
       }
+    if (comm_.size() > 1) added = comm_.sum(added);
     if (added == 0) break;
     if (pass + 1 == options_.closurePasses) stats_.unresolvedClosures = added;
   }
-  stats_.constraints = static_cast<std::int64_t>(constraints_.size());
+  // Weights for the next rebalance: 1 + 2 per constraint of an owned body kept here.
+  for (std::size_t k = 0; k < world_.bodies.size(); ++k) weight_[k] = 1;
+  if (comm_.size() > 1) {
+    std::vector<int> worldOf(n, -1);
+    for (std::size_t k = 0; k < world_.bodies.size(); ++k) worldOf[u(ownedLocal_[k])] = static_cast<int>(k);
+    for (int c : constraints_)
+      for (int b : {candidates_[u(c)].a, candidates_[u(c)].b})
+        if (b >= 0 && worldOf[u(b)] >= 0) weight_[u(worldOf[u(b)])] += 2;
+  }
+  // The owned bodies' new velocities back into the world.
+  for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
+    const SimBody& b = local_.bodies[u(ownedLocal_[k])];
+    world_.bodies[k].v = b.v;
+    world_.bodies[k].omega = b.omega;
+  }
+  std::int64_t counts[3] = {static_cast<std::int64_t>(candidates_.size()), static_cast<std::int64_t>(constraints_.size()),
+                            0};
+  if (comm_.size() > 1) {
+    MPI_Allreduce(MPI_IN_PLACE, counts, 3, MPI_INT64_T, MPI_SUM, comm_.raw());
+    penetration = comm_.max(penetration);
+  }
+  stats_.candidates = counts[0];
+  stats_.constraints = counts[1];
+  stats_.maxPenetration = penetration;
   // 7. drift
   t0 = Clock::now();
   integrate();
@@ -462,11 +1004,74 @@ const SimStepStats& SimStepper::step() {
   ++step_;
   stats_.secondsIntegrate = since(t0);
   if (comm_.size() > 1) {
-    for (double* s : {&stats_.secondsDetect, &stats_.secondsIslands, &stats_.secondsResolve, &stats_.secondsExchange,
-                      &stats_.secondsIntegrate})
-      *s = comm_.max(*s);
+    double s[6] = {stats_.secondsDetect, stats_.secondsIslands, stats_.secondsResolve, stats_.secondsExchange,
+                   stats_.secondsIntegrate, stats_.secondsMigrate};
+    MPI_Allreduce(MPI_IN_PLACE, s, 6, MPI_DOUBLE, MPI_MAX, comm_.raw());
+    stats_.secondsDetect = s[0], stats_.secondsIslands = s[1], stats_.secondsResolve = s[2];
+    stats_.secondsExchange = s[3], stats_.secondsIntegrate = s[4], stats_.secondsMigrate = s[5];
   }
   return stats_;
+}
+
+double SimStepper::kineticEnergy() const {
+  const double e = world_.kineticEnergy();
+  return comm_.size() > 1 ? comm_.sum(e) : e;
+}
+double SimStepper::potentialEnergy() const {
+  const double e = world_.potentialEnergy();
+  return comm_.size() > 1 ? comm_.sum(e) : e;
+}
+double SimStepper::shadowEnergy() const {
+  const double e = world_.shadowEnergy(options_.dt);
+  return comm_.size() > 1 ? comm_.sum(e) : e;
+}
+Eigen::Vector3d SimStepper::linearMomentum() const {
+  Eigen::Vector3d p = world_.linearMomentum();
+  if (comm_.size() > 1) MPI_Allreduce(MPI_IN_PLACE, p.data(), 3, MPI_DOUBLE, MPI_SUM, comm_.raw());
+  return p;
+}
+Eigen::Vector3d SimStepper::angularMomentum() const {
+  Eigen::Vector3d L = world_.angularMomentum();
+  if (comm_.size() > 1) MPI_Allreduce(MPI_IN_PLACE, L.data(), 3, MPI_DOUBLE, MPI_SUM, comm_.raw());
+  return L;
+}
+
+void SimStepper::blockRows(std::vector<SimBody>& rows, std::int64_t& first) const {
+  const int R = comm_.size(), me = comm_.rank();
+  first = blockFirst(globalBodies_, me, R);
+  if (R == 1) {
+    rows = world_.bodies;
+    return;
+  }
+  std::vector<std::vector<double>> send(u(R));
+  for (const SimBody& b : world_.bodies) packBody(b, me, 1, send[u(blockOf(b.id, globalBodies_, R))]);
+  const auto recv = comm_.alltoallv(send);
+  rows.clear();
+  for (const auto& m : recv)
+    for (std::size_t at = 0; at < m.size(); at += kBodySlots) rows.push_back(unpackBody(m.data() + at));
+  sortById(rows);
+}
+
+std::int64_t SimStepper::toBlocks() {
+  std::int64_t first = 0;
+  std::vector<SimBody> rows;
+  blockRows(rows, first);
+  world_.bodies.swap(rows);
+  weight_.assign(world_.bodies.size(), 1);
+  rebuild_ = comm_.size() > 1;
+  return first;
+}
+
+SimWorld SimStepper::gathered() const {
+  SimWorld w = world_;
+  if (comm_.size() == 1) return w;
+  std::vector<double> mine;
+  for (const SimBody& b : world_.bodies) packBody(b, comm_.rank(), 1, mine);
+  const std::vector<double> all = comm_.allgatherv(mine);
+  w.bodies.clear();
+  for (std::size_t at = 0; at < all.size(); at += kBodySlots) w.bodies.push_back(unpackBody(all.data() + at));
+  sortById(w.bodies);
+  return w;
 }
 
 }  // namespace kinema::impact

@@ -15,6 +15,7 @@ int SimWorld::addBall(const Eigen::Vector3d& x, double radius, double mass, cons
   b.inertiaBody = Eigen::Vector3d::Constant(0.4 * mass * radius * radius);
   b.x = x;
   b.v = v;
+  b.id = numBodies();
   bodies.push_back(b);
   return numBodies() - 1;
 }
@@ -31,6 +32,7 @@ int SimWorld::addBox(const Eigen::Vector3d& x, const Eigen::Vector3d& h, double 
   b.x = x;
   b.v = v;
   b.q = q.normalized();
+  b.id = numBodies();
   bodies.push_back(b);
   return numBodies() - 1;
 }
@@ -60,7 +62,7 @@ void SimWorld::validate() const {
   if (dimension != 2 && dimension != 3) throw InputError(str("impact world: dimension must be 2 or 3, got ", dimension));
   for (int k = 0; k < numBodies(); ++k) {
     const SimBody& b = bodies[static_cast<std::size_t>(k)];
-    const auto bad = [&](const std::string& what) { throw InputError(str("body ", k, ": ", what)); };
+    const auto bad = [&](const std::string& what) { throw InputError(str("body ", b.id >= 0 ? b.id : k, ": ", what)); };
     if (!b.x.allFinite() || !b.v.allFinite() || !b.omega.allFinite() || !b.q.coeffs().allFinite())
       bad("non-finite position, velocity or orientation");
     if (b.shape == SimShape::Sphere && !(b.radius > 0.0)) bad(str("radius must be > 0, got ", b.radius));

@@ -1,10 +1,13 @@
 #pragma once
 // The state the impact simulator advances: balls (2D discs, 3D spheres) and 3D rigid bodies
 // (spheres, boxes) with positions, velocities and orientations, plus static geometry (half-spaces
-// for floors and walls, static boxes and spheres). Every rank holds the whole world (replicated,
-// modules/impact/README.md, decision 17: islands are distributed, bodies are not).
+// for floors and walls, static boxes and spheres). A SimWorld is either the whole scene (as the
+// generators build it) or one rank's part of it: the simulator distributes the bodies over the
+// ranks (sim_decomposition.hpp, docs/modules/impact.md "Distributed world"); `SimBody::id`, the
+// body's index in the whole scene, names it at every rank count.
 #include <Eigen/Dense>
 #include <Eigen/Geometry>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,7 @@ namespace kinema::impact {
 enum class SimShape { Sphere, Box };
 
 struct SimBody {
+  std::int64_t id = -1;  // index in the whole scene (set by the add* functions)
   SimShape shape = SimShape::Sphere;
   bool isStatic = false;
   // Rigid: 6 DOFs (v, ω) with world inertia R I_body Rᵀ; otherwise a point mass (ball, 2 or 3

@@ -1,0 +1,166 @@
+#include "modules/impact/sim_decomposition.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kinema::impact {
+
+namespace {
+
+constexpr int kBins = 1024;  // histogram bins per refinement (two refinements: extent / kBins²)
+std::size_t u(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+int binOf(double x, double lo, double width) {
+  if (!(width > 0.0)) return 0;
+  const double b = std::floor((x - lo) / width);
+  return static_cast<int>(std::clamp(b, 0.0, static_cast<double>(kBins - 1)));
+}
+
+}  // namespace
+
+void SimDecomposition::build(std::span<const Eigen::Vector3d> x, std::span<const std::int64_t> weight, int dimension,
+                             const Comm& comm) {
+  ranks_ = comm.size();
+  ++builds_;
+  nodes_.assign(1, Node{});
+  if (ranks_ == 1) return;
+  struct Group {
+    int node, r0, r1;
+  };
+  std::vector<Group> active = {{0, 0, ranks_}};
+  std::vector<int> group(x.size(), 0);  // active group of each body, -1 once it is in a leaf
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> lo, hi;
+  std::vector<std::int64_t> hist;
+  std::vector<int> axis, coarse;
+  std::vector<double> binLo, binWidth, coarseLo;
+  std::vector<std::int64_t> below, target;
+  while (!active.empty()) {
+    const std::size_t G = active.size();
+    // Bounding box of each group.
+    lo.assign(3 * G, inf);
+    hi.assign(3 * G, -inf);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (group[i] < 0) continue;
+      const std::size_t g = u(group[i]);
+      for (int a = 0; a < 3; ++a) {
+        lo[3 * g + u(a)] = std::min(lo[3 * g + u(a)], x[i][a]);
+        hi[3 * g + u(a)] = std::max(hi[3 * g + u(a)], x[i][a]);
+      }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, lo.data(), static_cast<int>(lo.size()), MPI_DOUBLE, MPI_MIN, comm.raw());
+    MPI_Allreduce(MPI_IN_PLACE, hi.data(), static_cast<int>(hi.size()), MPI_DOUBLE, MPI_MAX, comm.raw());
+    axis.assign(G, 0);
+    binLo.assign(G, 0.0);
+    binWidth.assign(G, 0.0);
+    for (std::size_t g = 0; g < G; ++g) {
+      double longest = -1.0;
+      for (int a = 0; a < std::min(dimension, 3); ++a) {
+        const double e = hi[3 * g + u(a)] - lo[3 * g + u(a)];
+        if (e > longest) longest = e, axis[g] = a;
+      }
+      const double l = lo[3 * g + u(axis[g])], h = hi[3 * g + u(axis[g])];
+      binLo[g] = std::isfinite(l) ? l : 0.0;
+      binWidth[g] = std::isfinite(l) && std::isfinite(h) && h > l ? (h - l) / kBins : 0.0;
+    }
+    // Two histogram passes: the coarse bin that holds the target, then the fine bin inside it.
+    coarseLo = binLo;
+    below.assign(G, 0);
+    target.assign(G, 0);
+    coarse.assign(G, -1);
+    for (int pass = 0; pass < 2; ++pass) {
+      hist.assign(G * kBins, 0);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (group[i] < 0) continue;
+        const std::size_t g = u(group[i]);
+        const double xi = x[i][axis[g]];
+        if (pass == 1) {  // only the bodies of the coarse bin chosen in pass 0
+          if (binOf(xi, coarseLo[g], binWidth[g] * kBins) != coarse[g]) continue;
+        }
+        hist[g * kBins + u(binOf(xi, binLo[g], binWidth[g]))] += weight[i];
+      }
+      MPI_Allreduce(MPI_IN_PLACE, hist.data(), static_cast<int>(hist.size()), MPI_INT64_T, MPI_SUM, comm.raw());
+      for (std::size_t g = 0; g < G; ++g) {
+        const Group& gr = active[g];
+        const std::int64_t* h = hist.data() + g * kBins;
+        if (pass == 0) {
+          std::int64_t total = 0;
+          for (int b = 0; b < kBins; ++b) total += h[b];
+          const int nl = (gr.r1 - gr.r0) / 2;
+          target[g] = total * nl / (gr.r1 - gr.r0);
+        }
+        // The first bin whose cumulative weight reaches the target.
+        std::int64_t cum = below[g];
+        int b = 0;
+        for (; b < kBins - 1; ++b) {
+          if (cum + h[b] >= target[g]) break;
+          cum += h[b];
+        }
+        if (pass == 0) {
+          coarse[g] = b;
+          below[g] = cum;
+          binLo[g] += b * binWidth[g];
+          binWidth[g] /= kBins;
+        } else {
+          binLo[g] += (b + 1) * binWidth[g];  // the cut: the fine bin's upper edge
+        }
+      }
+    }
+    // Split each group: the lower ⌊n/2⌋ ranks below the cut.
+    std::vector<Group> next;
+    std::vector<int> lowerGroup(G, -1), upperGroup(G, -1);
+    for (std::size_t g = 0; g < G; ++g) {
+      const Group gr = active[g];
+      const int mid = gr.r0 + (gr.r1 - gr.r0) / 2;
+      Node& n = nodes_[u(gr.node)];
+      n.axis = axis[g];
+      n.cut = binLo[g];
+      const int lower = static_cast<int>(nodes_.size()), upper = lower + 1;
+      nodes_[u(gr.node)].lower = lower;
+      nodes_[u(gr.node)].upper = upper;
+      Node leaf;
+      leaf.rank = gr.r0;
+      nodes_.push_back(leaf);
+      leaf.rank = mid;
+      nodes_.push_back(leaf);
+      if (mid - gr.r0 > 1) lowerGroup[g] = static_cast<int>(next.size()), next.push_back({lower, gr.r0, mid});
+      if (gr.r1 - mid > 1) upperGroup[g] = static_cast<int>(next.size()), next.push_back({upper, mid, gr.r1});
+    }
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (group[i] < 0) continue;
+      const std::size_t g = u(group[i]);
+      const Node& n = nodes_[u(active[g].node)];
+      group[i] = x[i][n.axis] < n.cut ? lowerGroup[g] : upperGroup[g];
+    }
+    active.swap(next);
+  }
+}
+
+int SimDecomposition::ownerOf(const Eigen::Vector3d& x) const {
+  int node = 0;
+  while (nodes_[u(node)].axis >= 0) {
+    const Node& n = nodes_[u(node)];
+    node = x[n.axis] < n.cut ? n.lower : n.upper;
+  }
+  return nodes_[u(node)].rank;
+}
+
+void SimDecomposition::near(int node, const Eigen::Vector3d& x, double distance, std::vector<int>& out) const {
+  const Node& n = nodes_[u(node)];
+  if (n.axis < 0) {
+    out.push_back(n.rank);
+    return;
+  }
+  if (x[n.axis] - distance < n.cut) near(n.lower, x, distance, out);
+  if (x[n.axis] + distance >= n.cut) near(n.upper, x, distance, out);
+}
+
+void SimDecomposition::ranksNear(const Eigen::Vector3d& x, double distance, std::vector<int>& out) const {
+  out.clear();
+  near(0, x, distance, out);
+}
+
+}  // namespace kinema::impact
