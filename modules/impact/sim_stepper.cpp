@@ -749,10 +749,11 @@ void SimStepper::resolveAll() {
   auto t0 = Clock::now();
   const int R = comm_.size(), me = comm_.rank();
   // Per pass: sums (islands, resolved, iterations, cycles, caps, not converged, QP not converged,
-  // lineality, removed, support, distributed) and maxima (largest island, iterations, QP residual);
+  // lineality, removed, support, distributed, gathered across ranks) and maxima (largest island, iterations, QP residual);
   // works summed.
-  enum { Islands, Resolved, ItTotal, Cycles, Caps, Bad, QpBad, Lineal, Removed, Support, Dist, NSum };
+  enum { Islands, Resolved, ItTotal, Cycles, Caps, Bad, QpBad, Lineal, Removed, Support, Dist, Cross, NSum };
   std::int64_t sums[NSum] = {};
+  sums[Cross] = stats_.crossRankIslands;  // this rank's, from gatherIslands()
   double maxima[3] = {0.0, 0.0, 0.0};  // largest island, iterations, QP residual
   double works[2] = {0.0, 0.0};        // contact work, impact work
   std::vector<std::vector<double>> results(u(R));  // (id, v, ω) for each body's owner
@@ -875,6 +876,7 @@ void SimStepper::resolveAll() {
   stats_.constraintsRemoved += sums[Removed];
   stats_.qpResidualMax = std::max(stats_.qpResidualMax, maxima[2]);
   stats_.distributedIslands += sums[Dist];
+  stats_.crossRankIslands = sums[Cross];
   // The work of the last pass only: earlier passes were undone (the step restarts from w).
   stats_.supportProjections = sums[Support];
   stats_.contactWork = works[0];
