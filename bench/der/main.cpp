@@ -574,12 +574,13 @@ void setupScaling(const la::Backend& backend, int strands, int vertices) {
   }
   world.barrier();
   md << "## Set-up per rank: " << strands << " strands x " << vertices << " vertices\n\n"
-     << "DerModule::setup (strands generated or read, partitioned, optimisers built) in this process; peak RSS "
+     << "DerModule::setup (strands generated or read, partitioned, optimisers made: each builds its workspace "
+        "and state at its first iteration, so the optimisers' state is not in these figures) in this process; peak RSS "
         "per rank is VmHWM after the set-up"
      << (resettable ? " (reset to the RSS before it)" : " (could not be reset: the figure is the process's peak so far)")
      << ", growth is that peak minus the RSS before the set-up; both the largest over the ranks.\n\n"
      << "Strand input is the part of the set-up that builds or reads the strands (sizes, partition, this rank's "
-        "strands; the rest builds the optimisers).\n\n"
+        "strands; the rest makes the optimisers).\n\n"
      << "| scene | ranks | set-up [s] | of which strand input [s] | peak RSS per rank [MB] | growth per rank [MB] |\n"
      << "|---|---|---|---|---|---|\n";
   const struct {
