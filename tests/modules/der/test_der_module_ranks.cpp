@@ -225,6 +225,28 @@ TEST(DerModuleRanks, TamperedCheckpointStopsEveryRankWithTheSameMessage) {
   tamperedCopy(cp, bad, "/der/blob_length", [](std::vector<double>&) {});
   EXPECT_EQ(restartError(), "");
   EXPECT_TRUE(std::filesystem::exists(dir + "/again/strands.h5"));
+
+  // A checkpoint of the simulation (rest state, results, simulator state per strand; every strand
+  // has 12 vertices, so a blob starts with 12 values of rest lengths, and its results flag follows
+  // the rest state's 6 + 11 + 48 + 12 + 11 + 12 + 12 = 112 values).
+  const long total = runIn(dir + "/full", scene).stepsCompleted;
+  char name[64];
+  std::snprintf(name, sizeof name, "/full/checkpoints/checkpoint_%06ld.h5", total - 1);
+  const std::string simCp = dir + name;
+  ASSERT_TRUE(std::filesystem::exists(simCp)) << simCp;
+  const std::vector<double> simLengths = readAll(simCp, "/der/blob_length");
+  tamperedCopy(simCp, bad, "/der/blob", [](std::vector<double>& v) { v[1] = 0.0; });
+  e = restartError();
+  EXPECT_NE(e.find(bad + ": strand 0: rest length 0 is 0 (must be positive)"), std::string::npos) << e;
+  EXPECT_TRUE(sameOnEveryRank(e)) << e;
+  const auto flag2 = static_cast<std::size_t>(simLengths[0] + simLengths[1]) + 112;
+  tamperedCopy(simCp, bad, "/der/blob", [&](std::vector<double>& v) {
+    ASSERT_EQ(v[flag2], 1.0);  // strand 2 has results
+    v[flag2] = 0.0;
+  });
+  e = restartError();
+  EXPECT_NE(e.find(bad + ": strand 2: "), std::string::npos) << e;
+  EXPECT_TRUE(sameOnEveryRank(e)) << e;
 }
 
 TEST(DerModuleRanks, RestartDuringTheSimulationContinuesTheSameTrajectory) {
