@@ -191,39 +191,55 @@ void SimStepper::rebalanceAndMigrate() {
     rebuild_ = false;
     stats_.rebalanced = 1;
   }
-  // Bodies outside this rank's subdomain go to their owner (with their weight).
+  // Bodies outside this rank's subdomain go to their owner (with their weight); the others are
+  // compacted in place (no second copy of the rank's bodies: the first build moves most of them).
   std::vector<std::vector<double>> send(u(R));
-  std::vector<SimBody> kept;
-  std::vector<std::int64_t> keptWeight;
-  kept.reserve(world_.bodies.size());
-  keptWeight.reserve(world_.bodies.size());
+  std::size_t keep = 0;
   std::int64_t moved = 0;
   for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
     const int owner = decomposition_.ownerOf(world_.bodies[k].x);
     if (owner == me) {
-      kept.push_back(world_.bodies[k]);
-      keptWeight.push_back(weight_[k]);
+      if (keep != k) world_.bodies[keep] = world_.bodies[k], weight_[keep] = weight_[k];
+      ++keep;
     } else {
       packBody(world_.bodies[k], owner, weight_[k], send[u(owner)]);
       ++moved;
     }
   }
-  const auto recv = comm_.alltoallv(send);
-  for (const auto& m : recv)
+  world_.bodies.resize(keep);
+  weight_.resize(keep);
+  std::vector<std::vector<double>> recv = comm_.alltoallv(send);
+  std::vector<std::vector<double>>().swap(send);
+  for (auto& m : recv) {
     for (std::size_t at = 0; at < m.size(); at += kBodySlots) {
       std::int64_t w = 1;
-      kept.push_back(unpackBody(m.data() + at, nullptr, &w));
-      keptWeight.push_back(w);
+      world_.bodies.push_back(unpackBody(m.data() + at, nullptr, &w));
+      weight_.push_back(w);
     }
-  // Ascending id, weights alongside.
-  std::vector<int> order(kept.size());
+    std::vector<double>().swap(m);
+  }
+  // Ascending id, weights alongside: the sorting permutation applied in place, cycle by cycle.
+  std::vector<int> order(world_.bodies.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return kept[u(a)].id < kept[u(b)].id; });
-  world_.bodies.resize(kept.size());
-  weight_.resize(kept.size());
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    world_.bodies[k] = kept[u(order[k])];
-    weight_[k] = keptWeight[u(order[k])];
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return world_.bodies[u(a)].id < world_.bodies[u(b)].id; });
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (order[start] < 0) continue;
+    // Position `start` receives element order[start], which receives order[order[start]], ...
+    const SimBody first = world_.bodies[start];
+    const std::int64_t firstWeight = weight_[start];
+    std::size_t at = start;
+    for (;;) {
+      const auto from = u(order[at]);
+      order[at] = -1;
+      if (from == start) {
+        world_.bodies[at] = first;
+        weight_[at] = firstWeight;
+        break;
+      }
+      world_.bodies[at] = world_.bodies[from];
+      weight_[at] = weight_[from];
+      at = from;
+    }
   }
   stats_.migrated = comm_.sum(moved);
   stats_.secondsMigrate = since(t0);
@@ -489,6 +505,7 @@ void SimStepper::gatherIslands() {
   const std::vector<std::vector<double>>* recv = &send;
   if (R > 1) {
     recvR = comm_.alltoallv(send);
+    std::vector<std::vector<double>>().swap(send);  // no third copy of the contributions below
     recv = &recvR;
   }
   // Islands rooted here, by label; contributions from several ranks are merged.
@@ -840,6 +857,7 @@ void SimStepper::resolveAll() {
   const std::vector<std::vector<double>>* recv = &results;
   if (R > 1) {
     recvR = comm_.alltoallv(results);
+    std::vector<std::vector<double>>().swap(results);
     recv = &recvR;
   }
   touched_.assign(local_.bodies.size(), 0);

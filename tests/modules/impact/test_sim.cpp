@@ -7,7 +7,6 @@
 
 #include "framework/core/error.hpp"
 #include "modules/impact/sim_generators.hpp"
-#include "modules/impact/sim_partition.hpp"
 #include "modules/impact/sim_stepper.hpp"
 
 using namespace kinema;
@@ -215,24 +214,6 @@ TEST(ImpactSim, NonFiniteVelocityNamesTheBodyAndStep) {
     EXPECT_NE(m.find("body 2"), std::string::npos) << m;
     EXPECT_NE(m.find("step 5"), std::string::npos) << m;
   }
-}
-
-TEST(ImpactSim, IslandAssignmentIsBalancedAndDeterministic) {
-  std::vector<double> cost = {5, 1, 1, 3, 3, 2, 2, 1};
-  std::vector<int> rankOf, order;
-  std::vector<double> load;
-  const double imb = assignIslands(cost, 3, rankOf, order, load);
-  // LPT by decreasing cost: 0 (5) -> r0, 3 (3) -> r1, 4 (3) -> r2, 5 (2) -> r1, 6 (2) -> r2, then the
-  // unit islands 1, 2, 7 to the least-loaded ranks 0, 1, 2 (ties: lower rank): loads 6, 6, 6.
-  EXPECT_EQ(rankOf, (std::vector<int>{0, 0, 1, 1, 2, 1, 2, 2}));
-  EXPECT_EQ(load, (std::vector<double>{6, 6, 6}));
-  EXPECT_EQ(imb, 1.0);
-  std::vector<int> again;
-  assignIslands(cost, 3, again, order, load);
-  EXPECT_EQ(again, rankOf);
-  assignIslands(std::vector<double>{4, 1, 1}, 2, rankOf, order, load);
-  EXPECT_EQ(rankOf, (std::vector<int>{0, 1, 1}));
-  EXPECT_NEAR(assignIslands(std::vector<double>{4, 1, 1}, 2, rankOf, order, load), 4.0 / 3.0, 1e-15);
 }
 
 // Both broad phases give the same trajectory (their pair lists are identical and sorted).
