@@ -99,6 +99,7 @@ SimWorld pile(int n, double radius, double mass, double width, double spacing, d
   // Each ball draws 2 · dimension numbers, one engine call each (uniform_real_distribution<double>
   // on a 64-bit engine).
   rng.discard(static_cast<unsigned long long>(2 * dimension) * static_cast<unsigned long long>(first));
+  w.bodies.reserve(static_cast<std::size_t>(last - first));
   for (int k = static_cast<int>(first); k < last; ++k) {
     const int level = k / layer, in = k % layer;
     Eigen::Vector3d x = Eigen::Vector3d::Zero(), v = Eigen::Vector3d::Zero();
@@ -139,6 +140,7 @@ SimWorld boxDrop(int n, const Eigen::Vector3d& h, double mass, std::uint64_t see
   // Each box draws 6 numbers, one engine call each.
   const std::int64_t skip = std::max<std::int64_t>(first - 1, 0);
   rng.discard(6ull * static_cast<unsigned long long>(skip));
+  w.bodies.reserve(static_cast<std::size_t>(last - first));
   for (int k = static_cast<int>(skip); k + 1 < last; ++k) {
     const Eigen::Quaterniond q(Eigen::Vector4d(u(rng), u(rng), u(rng), 1.0 + 0.5 * u(rng)).normalized());
     w.addBox(Eigen::Vector3d(0.3 * h[0] * u(rng), 0.3 * h[1] * u(rng), 2.0 * h[2] + size * (k + 1)), h, mass, q);

@@ -177,6 +177,31 @@ SimStepper::SimStepper(SimWorld world, SimOptions options, Comm comm, WorldInput
   ghostFrom_.assign(u(R), {});
 }
 
+// Sends world_.bodies[which[i]] to rank target[i] and appends what arrives to `into` (and the
+// weights to `intoWeight`, if given), in rounds of at most kRound bodies per rank, so that the
+// exchange buffers stay small beside the bodies themselves (the first rebalance, and the output's
+// block split, move about half of a rank's bodies). Collective.
+void SimStepper::sendBodies(const std::vector<std::size_t>& which, const std::vector<int>& target,
+                            std::vector<SimBody>& into, std::vector<std::int64_t>* intoWeight) const {
+  constexpr std::size_t kRound = 4096;
+  const int R = comm_.size();
+  const std::int64_t rounds = comm_.max(static_cast<std::int64_t>((which.size() + kRound - 1) / kRound));
+  std::vector<std::vector<double>> send(u(R));
+  for (std::int64_t round = 0; round < rounds; ++round) {
+    for (auto& m : send) m.clear();
+    const std::size_t from = std::min(which.size(), u(round) * kRound), to = std::min(which.size(), from + kRound);
+    for (std::size_t i = from; i < to; ++i)
+      packBody(world_.bodies[which[i]], target[i], weight_.empty() ? 1 : weight_[which[i]], send[u(target[i])]);
+    const std::vector<std::vector<double>> recv = comm_.alltoallv(send);
+    for (const auto& m : recv)
+      for (std::size_t at = 0; at < m.size(); at += kBodySlots) {
+        std::int64_t w = 1;
+        into.push_back(unpackBody(m.data() + at, nullptr, &w));
+        if (intoWeight) intoWeight->push_back(w);
+      }
+  }
+}
+
 void SimStepper::rebalanceAndMigrate() {
   const int R = comm_.size(), me = comm_.rank();
   if (R == 1) return;
@@ -191,33 +216,34 @@ void SimStepper::rebalanceAndMigrate() {
     rebuild_ = false;
     stats_.rebalanced = 1;
   }
-  // Bodies outside this rank's subdomain go to their owner (with their weight); the others are
-  // compacted in place (no second copy of the rank's bodies: the first build moves most of them).
-  std::vector<std::vector<double>> send(u(R));
-  std::size_t keep = 0;
-  std::int64_t moved = 0;
+  // Bodies outside this rank's subdomain go to their owner (with their weight; sendBodies); the
+  // bodies that stay are compacted in place.
+  std::vector<std::size_t> movers;
+  std::vector<int> target;
   for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
     const int owner = decomposition_.ownerOf(world_.bodies[k].x);
-    if (owner == me) {
-      if (keep != k) world_.bodies[keep] = world_.bodies[k], weight_[keep] = weight_[k];
-      ++keep;
-    } else {
-      packBody(world_.bodies[k], owner, weight_[k], send[u(owner)]);
-      ++moved;
-    }
+    if (owner != me) movers.push_back(k), target.push_back(owner);
   }
+  std::vector<SimBody> incoming;
+  std::vector<std::int64_t> incomingWeight;
+  sendBodies(movers, target, incoming, &incomingWeight);
+  std::size_t keep = 0, next = 0;
+  for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
+    if (next < movers.size() && movers[next] == k) {
+      ++next;
+      continue;
+    }
+    if (keep != k) world_.bodies[keep] = world_.bodies[k], weight_[keep] = weight_[k];
+    ++keep;
+  }
+  const std::int64_t moved = static_cast<std::int64_t>(movers.size());
+  std::vector<std::size_t>().swap(movers);
+  std::vector<int>().swap(target);
   world_.bodies.resize(keep);
   weight_.resize(keep);
-  std::vector<std::vector<double>> recv = comm_.alltoallv(send);
-  std::vector<std::vector<double>>().swap(send);
-  for (auto& m : recv) {
-    for (std::size_t at = 0; at < m.size(); at += kBodySlots) {
-      std::int64_t w = 1;
-      world_.bodies.push_back(unpackBody(m.data() + at, nullptr, &w));
-      weight_.push_back(w);
-    }
-    std::vector<double>().swap(m);
-  }
+  world_.bodies.insert(world_.bodies.end(), incoming.begin(), incoming.end());
+  weight_.insert(weight_.end(), incomingWeight.begin(), incomingWeight.end());
+  std::vector<SimBody>().swap(incoming);
   // Ascending id, weights alongside: the sorting permutation applied in place, cycle by cycle.
   std::vector<int> order(world_.bodies.size());
   std::iota(order.begin(), order.end(), 0);
@@ -289,8 +315,10 @@ void SimStepper::buildLocal() {
     std::int64_t id;
     int rank, index;  // rank == me: world_ index; else the position in recv[rank]
   };
+  std::size_t received = 0;
+  for (const auto& m : recv) received += m.size() / kBodySlots;
   std::vector<Entry> entries;
-  entries.reserve(owned + recv.size());
+  entries.reserve(owned + received);
   for (std::size_t k = 0; k < owned; ++k) entries.push_back({world_.bodies[k].id, me, static_cast<int>(k)});
   std::int64_t ghosts = 0;
   for (int q = 0; q < R; ++q)
@@ -501,13 +529,18 @@ void SimStepper::gatherIslands() {
     }
     s = e;
   }
-  std::vector<std::vector<double>> recvR;
-  const std::vector<std::vector<double>>* recv = &send;
+  // This rank's own islands stay where they are; only what crosses ranks is exchanged.
+  const int me = comm_.rank();
+  std::vector<double> self;
+  self.swap(send[u(me)]);
+  std::vector<std::vector<double>> recv;
   if (R > 1) {
-    recvR = comm_.alltoallv(send);
+    recv = comm_.alltoallv(send);
     std::vector<std::vector<double>>().swap(send);  // no third copy of the contributions below
-    recv = &recvR;
+  } else {
+    recv.resize(1);
   }
+  recv[u(me)].swap(self);
   // Islands rooted here, by label; contributions from several ranks are merged.
   islands_.clear();
   struct Part {
@@ -516,8 +549,7 @@ void SimStepper::gatherIslands() {
   };
   std::vector<Part> parts;
   for (int q = 0; q < R; ++q) {
-    const std::vector<double>& m = (*recv)[u(R > 1 ? q : 0)];
-    if (R == 1 && q > 0) break;
+    const std::vector<double>& m = recv[u(q)];
     for (std::size_t at = 0; at < m.size();) {
       parts.push_back({m.data() + at, q});
       at += 3 + u(static_cast<std::int64_t>(m[at + 1])) * kBodySlots + u(static_cast<std::int64_t>(m[at + 2])) * kContactSlots;
@@ -853,15 +885,18 @@ void SimStepper::resolveAll() {
   stats_.secondsResolve += since(t0);
   t0 = Clock::now();
   // Exchange: the velocities to the bodies' owners, then to the ranks that hold them as ghosts.
-  std::vector<std::vector<double>> recvR;
-  const std::vector<std::vector<double>>* recv = &results;
+  std::vector<double> self;
+  self.swap(results[u(me)]);  // the velocities of this rank's own bodies are not exchanged
+  std::vector<std::vector<double>> recv;
   if (R > 1) {
-    recvR = comm_.alltoallv(results);
+    recv = comm_.alltoallv(results);
     std::vector<std::vector<double>>().swap(results);
-    recv = &recvR;
+  } else {
+    recv.resize(1);
   }
+  recv[u(me)].swap(self);
   touched_.assign(local_.bodies.size(), 0);
-  for (const std::vector<double>& m : *recv)
+  for (const std::vector<double>& m : recv)
     for (std::size_t at = 0; at < m.size(); at += 1 + kSlot) {
       const int k = localIndexOf(static_cast<std::int64_t>(m[at]));
       SimBody& B = local_.bodies[u(k)];
@@ -1063,12 +1098,17 @@ void SimStepper::blockRows(std::vector<SimBody>& rows, std::int64_t& first) cons
     rows = world_.bodies;
     return;
   }
-  std::vector<std::vector<double>> send(u(R));
-  for (const SimBody& b : world_.bodies) packBody(b, me, 1, send[u(blockOf(b.id, globalBodies_, R))]);
-  const auto recv = comm_.alltoallv(send);
+  // Bodies already in this rank's block are copied, the others exchanged (sendBodies).
   rows.clear();
-  for (const auto& m : recv)
-    for (std::size_t at = 0; at < m.size(); at += kBodySlots) rows.push_back(unpackBody(m.data() + at));
+  rows.reserve(u(blockFirst(globalBodies_, me + 1, R) - first));
+  std::vector<std::size_t> which;
+  std::vector<int> target;
+  for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
+    const int r = blockOf(world_.bodies[k].id, globalBodies_, R);
+    if (r == me) rows.push_back(world_.bodies[k]);
+    else which.push_back(k), target.push_back(r);
+  }
+  sendBodies(which, target, rows, nullptr);
   sortById(rows);
 }
 

@@ -232,6 +232,8 @@ class SimStepper {
   IslandResult resolveDistributedIsland(const Island& island, Eigen::VectorXd& qdot) const;
   bool distributedIsland(const Island& island) const;
 
+  void sendBodies(const std::vector<std::size_t>& which, const std::vector<int>& target, std::vector<SimBody>& into,
+                  std::vector<std::int64_t>* intoWeight) const;
   void rebalanceAndMigrate();
   void buildLocal();        // owned + ghosts -> local_ (ascending id)
   void labelIslands();      // union-find + label propagation over local_
