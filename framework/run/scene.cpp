@@ -44,6 +44,13 @@ void declareFrameworkParams(ParamSchema& schema) {
                 "for testing restart workflows");
   schema.addChoice("run.fail_kind", "error", {"error", "out_of_memory"},
                    "what run.fail_at_step rehearses: a Kinema error, or running out of memory (std::bad_alloc)");
+  schema.addString("run.max_memory", "auto",
+                   "the most memory the whole run may use, summed over its ranks: bytes with a unit (64GiB, 500MB, "
+                   "2e9); auto = the available memory (MemAvailable) of the machines the ranks run on; none = no limit. "
+                   "A scene whose estimate is larger is refused before any work (docs/reliability.md, Limits)");
+  schema.addReal("run.max_wall", 0.0, Range::atLeast(0),
+                 "refuse, before any work, a scene whose estimated wall time (a lower bound from its size and "
+                 "steps) exceeds this many seconds (0 = no limit; docs/reliability.md, Limits)");
   schema.addReal("run.progress_seconds", 5.0, Range::positive(),
                  "print a progress line on rank 0 at most this often");
   schema.addString("run.plugin_path", "",

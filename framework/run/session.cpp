@@ -9,6 +9,7 @@
 
 #include "framework/core/log.hpp"
 #include "framework/core/timer.hpp"
+#include "framework/run/limits.hpp"
 #include "framework/run/restart_guard.hpp"
 
 namespace fs = std::filesystem;
@@ -123,6 +124,10 @@ void Session::start(bool catchSignals) {
   restartAllowList(config, schema_);  // a bad run.restart_allow entry is an error in any run, not only a restart
   backend_ = la::createBackend(config);
   module_ = modules().get(moduleName_).make();
+  // What the scene needs, from its parameters, against run.max_memory and run.max_wall: refused
+  // here, before the module allocates anything and before any file is written.
+  checkLimits(moduleName_, estimateFor(moduleName_, config, comm_.size()), readLimits(config, comm_), config,
+              comm_.size());
 
   restartPath_ = config.getString("run.restart");
   if (restartPath_ == "latest") restartPath_ = resolveLatest(config, comm_);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/run/limits.hpp"
 #include "framework/run/module.hpp"
 #include "modules/avi/avi_params.hpp"
 #include "modules/avi/domain.hpp"
@@ -32,6 +33,9 @@ class AviModule : public run::Module {
   AviModule();
   ~AviModule() override;
   static void declare(ParamSchema& schema);
+  // Memory, events and a lower bound of the wall time of a scene, from its parameters and the
+  // generated scene (avi_estimate.cpp, framework/run/limits.hpp).
+  static run::ResourceEstimate estimate(const Config& config, int ranks);
 
   void setup(run::RunContext& ctx) override;
   long totalSteps() const override { return p_.steps; }

@@ -13,5 +13,7 @@ void registerModule_avi() {
                       "(Vouga et al. 2011): spring on a plane, balls, sphere-plate, sphere and wedge, cloth on spikes, "
                       "trash compactor, rod knot, OBJ meshes; exact domain decomposition over MPI ranks",
                       &avi::AviModule::declare, [] { return std::make_unique<avi::AviModule>(); }});
+  run::estimators().add({"avi", "potentials of the generated scene (memory), their events to end_time, a lower bound of the time",
+                         &avi::AviModule::estimate});
 }
 }  // namespace kinema

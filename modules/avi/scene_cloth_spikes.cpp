@@ -18,6 +18,7 @@
 // from t = 0 (held in place while the cloth drapes: a pinned edge must be scripted from the start
 // because a vertex's inverse mass cannot change) and moves along +x at pull_speed from
 // pull_start on.
+#include <algorithm>
 #include <cmath>
 
 #include "framework/core/error.hpp"
@@ -51,6 +52,20 @@ void declareClothSpikes(ParamSchema& s, const std::string& g) {
 }
 
 Scene buildClothSpikes(const Context& c) {
+  // Checked before anything is built (issue 20: resolution 400 took minutes and 23 GB generating
+  // the cloths before Scene::validate refused them): on a grid of spacing h a cloth vertex lies
+  // h / sqrt(2) from the nearest triangle it is not part of, which must exceed 2 eta.
+  {
+    const double W = c.real("cloth_width"), L = c.real("cloth_length"), eta = c.eta(0.1);
+    const int ny = c.integer("resolution");
+    const int nx = std::max(1, static_cast<int>(std::lround(ny * L / W)));
+    const double h = std::min(W / ny, L / nx);
+    if (h / std::sqrt(2.0) <= 2 * eta)
+      c.bad("resolution", str(ny, " gives a grid spacing of ", h, ", so a cloth vertex lies ", h / std::sqrt(2.0),
+                              " from a triangle of its own cloth, not more than 2 eta = ", 2 * eta,
+                              ": a penalty layer would be active at rest; use a resolution below ",
+                              W / (2 * std::sqrt(2.0) * eta), " or a smaller avi.scene.eta"));
+  }
   Scene s;
   s.name = "cloth_spikes";
   const StepRule steps = c.steps(0.0);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "framework/run/limits.hpp"
 #include "framework/run/module.hpp"
 #include "modules/bdem/bdem_params.hpp"
 #include "modules/bdem/domain.hpp"
@@ -31,6 +32,9 @@ class BdemModule : public run::Module {
   BdemModule();
   ~BdemModule() override;
   static void declare(ParamSchema& schema);
+  // Memory, time steps and a lower bound of the wall time of a scene from its parameters alone,
+  // before anything is built (bdem_estimate.cpp, framework/run/limits.hpp).
+  static run::ResourceEstimate estimate(const Config& config, int ranks);
 
   void setup(run::RunContext& ctx) override;
   long totalSteps() const override { return steps_; }

@@ -13,5 +13,7 @@ void registerModule_bdem() {
                       "with Newton on the quaternion manifold (Lu et al., Implicit Bonded DEM, Alg. 2-3): cantilever, beam stretch / twist / "
                       "drape, three-point bending, plate and chocolate drops, yarn sheet",
                       &bdem::BdemModule::declare, [] { return std::make_unique<bdem::BdemModule>(); }});
+  run::estimators().add({"bdem", "particles from the generator's geometry (memory), time steps, a lower bound of the time",
+                         &bdem::BdemModule::estimate});
 }
 }  // namespace kinema

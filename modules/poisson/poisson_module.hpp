@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "framework/run/limits.hpp"
 #include "framework/run/module.hpp"
 #include "modules/poisson/poisson_problem.hpp"
 
@@ -13,6 +14,8 @@ namespace kinema::poisson {
 class PoissonModule : public run::Module {
  public:
   static void declare(ParamSchema& schema);
+  // Memory and solves of a scene from its parameters alone (framework/run/limits.hpp).
+  static run::ResourceEstimate estimate(const Config& config, int ranks);
 
   void setup(run::RunContext& ctx) override;
   long totalSteps() const override { return levels_; }

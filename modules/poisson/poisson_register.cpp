@@ -11,5 +11,7 @@ void registerModule_poisson() {
                       "3D Poisson problem, 7-point stencil, manufactured solution; the worked example",
                       &poisson::PoissonModule::declare,
                       [] { return std::make_unique<poisson::PoissonModule>(); }});
+  run::estimators().add({"poisson", "unknowns of the finest level (memory), solves (steps)",
+                         &poisson::PoissonModule::estimate});
 }
 }  // namespace kinema
