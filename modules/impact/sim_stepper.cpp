@@ -178,18 +178,20 @@ SimStepper::SimStepper(SimWorld world, SimOptions options, Comm comm, WorldInput
 }
 
 // Sends world_.bodies[which[i]] to rank target[i] and appends what arrives to `into` (and the
-// weights to `intoWeight`, if given), in rounds of at most kRound bodies per rank, so that the
+// weights to `intoWeight`, if given), in rounds of at most kRound = 1024 bodies per rank, so that the
 // exchange buffers stay small beside the bodies themselves (the first rebalance, and the output's
 // block split, move about half of a rank's bodies). Collective.
 void SimStepper::sendBodies(const std::vector<std::size_t>& which, const std::vector<int>& target,
                             std::vector<SimBody>& into, std::vector<std::int64_t>* intoWeight) const {
-  constexpr std::size_t kRound = 4096;
+  constexpr std::size_t kRound = 1024;
   const int R = comm_.size();
   const std::int64_t rounds = comm_.max(static_cast<std::int64_t>((which.size() + kRound - 1) / kRound));
   std::vector<std::vector<double>> send(u(R));
   for (std::int64_t round = 0; round < rounds; ++round) {
-    for (auto& m : send) m.clear();
     const std::size_t from = std::min(which.size(), u(round) * kRound), to = std::min(which.size(), from + kRound);
+    for (auto& m : send) m.clear();
+    if (round == 0)
+      for (auto& m : send) m.reserve(std::min(to - from, kRound / 4 + 1) * kBodySlots);
     for (std::size_t i = from; i < to; ++i)
       packBody(world_.bodies[which[i]], target[i], weight_.empty() ? 1 : weight_[which[i]], send[u(target[i])]);
     const std::vector<std::vector<double>> recv = comm_.alltoallv(send);
@@ -241,6 +243,8 @@ void SimStepper::rebalanceAndMigrate() {
   std::vector<int>().swap(target);
   world_.bodies.resize(keep);
   weight_.resize(keep);
+  world_.bodies.reserve(keep + incoming.size());  // exact: no doubling slack
+  weight_.reserve(keep + incoming.size());
   world_.bodies.insert(world_.bodies.end(), incoming.begin(), incoming.end());
   weight_.insert(weight_.end(), incomingWeight.begin(), incomingWeight.end());
   std::vector<SimBody>().swap(incoming);
