@@ -178,12 +178,14 @@ SimStepper::SimStepper(SimWorld world, SimOptions options, Comm comm, WorldInput
 }
 
 // Sends world_.bodies[which[i]] to rank target[i] and appends what arrives to `into` (and the
-// weights to `intoWeight`, if given), in rounds of at most kRound = 1024 bodies per rank, so that the
+// weights to `intoWeight`, if given), in rounds of at most max(1024, n / 64) bodies (n: this rank's bodies), so that the
 // exchange buffers stay small beside the bodies themselves (the first rebalance, and the output's
 // block split, move about half of a rank's bodies). Collective.
 void SimStepper::sendBodies(const std::vector<std::size_t>& which, const std::vector<int>& target,
                             std::vector<SimBody>& into, std::vector<std::int64_t>* intoWeight) const {
-  constexpr std::size_t kRound = 1024;
+  // At least 1024 bodies a round, and at most 64 rounds for a rank's whole set: the buffers stay
+  // within about 1 % of the bodies' own memory.
+  const std::size_t kRound = std::max<std::size_t>(1024, world_.bodies.size() / 64);
   const int R = comm_.size();
   const std::int64_t rounds = comm_.max(static_cast<std::int64_t>((which.size() + kRound - 1) / kRound));
   std::vector<std::vector<double>> send(u(R));
