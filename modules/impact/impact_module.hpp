@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/run/limits.hpp"
 #include "framework/run/module.hpp"
 #include "modules/impact/sim_stepper.hpp"
 
@@ -26,6 +27,9 @@ class ImpactModule : public run::Module {
   static SimWorld buildWorld(const Config& config, std::pair<int, int> block = {0, 1}, bool* distributed = nullptr);
   // `comm` combines the ranks' parts of a distributed world (the smallest body size).
   static SimOptions readOptions(const Config& config, const SimWorld& world, const Comm& comm = Comm::self());
+  // Memory, steps and a lower bound of the time a scene needs, from its parameters alone
+  // (impact_estimate.cpp, framework/run/limits.hpp).
+  static run::ResourceEstimate estimate(const Config& config, int ranks);
 
   void setup(run::RunContext& ctx) override;
   long totalSteps() const override { return steps_; }

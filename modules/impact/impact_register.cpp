@@ -11,5 +11,7 @@ void registerModule_impact() {
                       "balls and rigid bodies with guaranteed-termination simultaneous impact resolution "
                       "(Vouga et al. 2017): cradle, pool break, wedge, geyser, jammed box, granular pile",
                       &impact::ImpactModule::declare, [] { return std::make_unique<impact::ImpactModule>(); }});
+  run::estimators().add({"impact", "bodies from the scene's parameters (memory of the distributed world), steps, "
+                                   "a lower bound of the time", &impact::ImpactModule::estimate});
 }
 }  // namespace kinema

@@ -153,3 +153,25 @@ output: {frame_every: 0}
   const auto pe = kinema::test::csvColumn(dir + "/out", "potential_energy");
   EXPECT_NEAR(pe.back(), 9.81 * (1.0 + 3.0), 0.05);  // centres at 1 and 3
 }
+
+// Limits before any work (framework/run/limits.hpp): a pile far larger than the memory limit is
+// refused with the estimate, and nothing is written.
+TEST(ImpactModule, AScenePastTheMemoryLimitIsRefusedBeforeAnythingIsWritten) {
+  const std::string dir = test::scratchDir("impact_limits");
+  const std::string path = dir + "/scene.yaml";
+  std::ofstream(path) << "module: impact\nimpact:\n  scene: {type: pile, dimension: 3, count: 2000000, radius: 0.05, width: 4}\n"
+                         "  sim: {steps: 2}\nrun: {max_memory: 1GiB}\n";
+  run::SceneOptions o;
+  o.path = path;
+  o.output = dir + "/out";
+  o.overwrite = true;
+  try {
+    run::runScene(o);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("2e+06 bodies (pile)"), std::string::npos) << m;
+    EXPECT_NE(m.find("run.max_memory"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+}
