@@ -982,5 +982,7 @@ void registerModule_der() {
                       "discrete elastic rods: static-equilibrium parameter optimisation (augmented Lagrangian, "
                       "MPRGP, active-set Cholesky) and implicit forward simulation of hair strands",
                       &der::DerModule::declare, [] { return std::make_unique<der::DerModule>(); }});
+  run::estimators().add({"der", "strands and vertices of the generators (memory), ALM iterations and frames; "
+                                "unknown for strands from a file", &der::DerModule::estimate});
 }
 }  // namespace kinema

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/run/limits.hpp"
 #include "framework/run/module.hpp"
 #include "modules/der/alm_optimizer.hpp"
 #include "modules/der/forward_sim.hpp"
@@ -50,6 +51,9 @@ ProgressHint optimisationHint(const OptimisationProgress& p);
 class DerModule : public run::Module {
  public:
   static void declare(ParamSchema& schema);
+  // Memory and steps a scene needs, from its parameters alone (der_estimate.cpp,
+  // framework/run/limits.hpp); unknown for strands read from a file.
+  static run::ResourceEstimate estimate(const Config& config, int ranks);
 
   void setup(run::RunContext& ctx) override;
   long totalSteps() const override { return optimizeSteps_ + frames_; }
