@@ -98,3 +98,25 @@ TEST(DerScenes, OptimisationEtaFollowsTheStrandsThatConverge) {
   p.running = 0;
   EXPECT_EQ(der::optimisationHint(p).stepsLeft, 0);
 }
+
+// Limits before any work (framework/run/limits.hpp): a wisps scene far past the memory limit is
+// refused with the estimate, and nothing is written.
+TEST(DerScenes, AScenePastTheMemoryLimitIsRefusedBeforeAnythingIsWritten) {
+  const std::string dir = test::scratchDir("der_limits");
+  const std::string path = dir + "/scene.yaml";
+  std::ofstream(path) << "module: der\nder:\n  strands: {source: wisps, count: 1000000, vertices: 100}\n"
+                         "run: {max_memory: 2GiB}\n";
+  run::SceneOptions o;
+  o.path = path;
+  o.output = dir + "/out";
+  o.overwrite = true;
+  try {
+    run::runScene(o);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("1e+06 strands of 100 vertices"), std::string::npos) << m;
+    EXPECT_NE(m.find("run.max_memory"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+}
