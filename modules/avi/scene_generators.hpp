@@ -85,6 +85,7 @@ void declareClothSpikes(ParamSchema& s, const std::string& g);
 void declareTrashCompactor(ParamSchema& s, const std::string& g);
 void declareRodKnot(ParamSchema& s, const std::string& g);
 void declareMesh(ParamSchema& s, const std::string& g);
+void declareParticles(ParamSchema& s, const std::string& g);
 
 Scene buildSpring(const Context& c);
 Scene buildBalls2d(const Context& c);
@@ -97,6 +98,7 @@ Scene buildClothSpikes(const Context& c);
 Scene buildTrashCompactor(const Context& c);
 Scene buildRodKnot(const Context& c);
 Scene buildMesh(const Context& c);
+Scene buildParticles(const Context& c);
 
 // The shell material of a generator that declares areal_density, stretch, bend, poisson,
 // stretch_damping and bend_damping (cloth, compactor, two shells, mesh).

@@ -15,7 +15,8 @@ namespace kinema::avi {
 const std::vector<std::string>& sceneGenerators() {
   static const std::vector<std::string> names{"spring_on_plane", "balls_2d",        "balls_3d",   "sphere_plate",
                                               "sphere_wedge",    "cloth_spikes",    "trash_compactor",
-                                              "rod_knot",        "two_shells",      "particles_free", "mesh"};
+                                              "rod_knot",        "two_shells",      "particles_free", "mesh",
+                                              "particles"};
   return names;
 }
 
@@ -117,6 +118,7 @@ void declareSceneParams(ParamSchema& s, const std::string& prefix) {
   scenes::declareTrashCompactor(s, p + ".trash_compactor");
   scenes::declareRodKnot(s, p + ".rod_knot");
   scenes::declareMesh(s, p + ".mesh");
+  scenes::declareParticles(s, p + ".particles");
 }
 
 Scene buildScene(const Config& config, const std::string& prefix) {
@@ -135,6 +137,7 @@ Scene buildScene(const Config& config, const std::string& prefix) {
     else if (gen == "trash_compactor") scene = scenes::buildTrashCompactor(c);
     else if (gen == "rod_knot") scene = scenes::buildRodKnot(c);
     else if (gen == "mesh") scene = scenes::buildMesh(c);
+    else if (gen == "particles") scene = scenes::buildParticles(c);
     else throw InputError(str(prefix, ".generator: unknown generator '", gen, "'"));
     if (scene.name.empty()) scene.name = gen;
     scene.validate();

@@ -7,16 +7,19 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <numbers>
 #include <set>
+#include <sstream>
 
 #include "framework/core/config.hpp"
 #include "framework/core/error.hpp"
 #include "framework/geometry/tri_mesh.hpp"
+#include "framework/run/runner.hpp"
 #include "framework/run/scene.hpp"
 #include "modules/avi/avi_params.hpp"
 #include "modules/avi/mesh_generators.hpp"
@@ -607,6 +610,73 @@ TEST(AviSceneFiles, EveryShippedSceneBuilds) {
   }
   EXPECT_GE(n, 10);
   for (const char* g : {"spring_on_plane", "balls_2d", "balls_3d", "sphere_plate", "sphere_wedge", "cloth_spikes",
-                        "trash_compactor", "rod_knot", "two_shells", "mesh"})
+                        "trash_compactor", "rod_knot", "two_shells", "mesh", "particles"})
     EXPECT_TRUE(generators.count(g)) << g << " has no shipped scene";
+}
+
+// Particles placed from the scene file (generator `particles`): positions, velocities, masses and
+// walls as written; bad lists are named by key and particle.
+TEST(AviSceneGenerators, ParticlesFromTheSceneFile) {
+  const Scene s = build(R"(avi: {scene: {generator: particles, particles: {dimension: 2, radius: 0.05,
+      list: [0, 0, 0, 2, 0, 0, 1.5,  1, 0.2, 0, -1, 0.5, 0, 3.0,  -1, 0.3, 0, 0, 0, 0, 0.25],
+      walls: [0, -1, 0, 0, 1, 0]}}})");
+  ASSERT_EQ(s.vertices.size(), 3);
+  EXPECT_EQ(s.dim, 2);
+  EXPECT_EQ(s.vertices.x[1], Vec3(1, 0.2, 0));
+  EXPECT_EQ(s.vertices.v[1], Vec3(-1, 0.5, 0));
+  EXPECT_DOUBLE_EQ(s.vertices.mass[2], 0.25);
+  EXPECT_NE(s.vertices.object[0], s.vertices.object[1]);  // each particle its own object
+  ASSERT_EQ(s.planes.size(), 1u);
+  // The wall y = -1 with normal +y: the plane eta behind it (a ball touches it at centre y = -0.95).
+  EXPECT_EQ(s.planes[0].normal, Vec3(0, 1, 0));
+  EXPECT_DOUBLE_EQ(s.planes[0].offset, -1.05);
+  const auto fails = [](const std::string& particles, const std::string& what) {
+    try {
+      build("avi: {scene: {generator: particles, particles: {" + particles + "}}}");
+      ADD_FAILURE() << "no error for " << particles;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  fails("list: [0, 0, 0, 1, 0, 0]", "7 numbers per particle");
+  fails("list: [0, 0, 0, 1, 0, 0, 1,  0.15, 0, 0, 0, 0, 0, 1]", "particles 0 and 1 start 0.15 apart");
+  fails("list: [0, 0, 0, 1, 0, 0, -1]", "particle 0: mass must be > 0");
+  fails("dimension: 2, list: [0, 0, 1, 1, 0, 0, 1]", "particle 0: z and vz must be 0 in 2D");
+  fails("list: [0, 0, 0, 1, 0, 0, 1], walls: [0.05, 0, 0, 1, 0, 0]", "wall 0: particle 0 starts less than eta");
+}
+
+// Two balls meeting head-on (modules/avi/scenes/head_on.yaml): they touch, exchange their
+// velocities and separate; momentum stays 0, energy within the layers' O(h) error.
+TEST(AviSceneFiles, HeadOnBallsExchangeTheirVelocities) {
+  const std::string dir = test::scratchDir("avi_head_on");
+  run::SceneOptions o;
+  o.path = std::string(KINEMA_SOURCE_DIR) + "/modules/avi/scenes/head_on.yaml";
+  o.output = dir + "/out";
+  o.overwrite = true;
+  run::runScene(o);
+  std::ifstream csv(dir + "/out/diagnostics.csv");
+  std::string header, line, last;
+  std::getline(csv, header);
+  std::vector<std::string> names;
+  std::stringstream hs(header);
+  for (std::string n; std::getline(hs, n, ',');) names.push_back(n);
+  const auto column = [&](const std::string& n) {
+    return static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+  };
+  bool touched = false, separated = false;
+  std::vector<double> row;
+  while (std::getline(csv, line)) {
+    row.clear();
+    std::stringstream ls(line);
+    for (std::string v; std::getline(ls, v, ',');) row.push_back(std::stod(v));
+    EXPECT_EQ(row[column("intersections")], 0.0);
+    EXPECT_NEAR(row[column("momentum_x")], 0.0, 1e-12);
+    if (row[column("active_pairs")] > 0) touched = true;
+    // After the touch (centres 2 eta = 0.2 apart) the gap grows again: they move apart.
+    if (touched && row[column("min_distance")] > 0.3) separated = true;
+  }
+  EXPECT_TRUE(touched) << "the balls never met";
+  EXPECT_TRUE(separated) << "the balls did not bounce back";
+  EXPECT_NEAR(row[column("kinetic_energy")], 1.0, 1e-3);
+  EXPECT_EQ(row[column("active_pairs")], 0.0);
 }
