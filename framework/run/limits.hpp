@@ -6,7 +6,7 @@
 //
 // A module gives its estimate by registering an estimator under its own name (the module's
 // registration function calls estimators().add). A module without one is "unknown": its scenes
-// are not checked (today der and impact).
+// are not checked.
 #include <functional>
 #include <string>
 
