@@ -354,8 +354,10 @@ void ImpactModule::exportState(run::StateArrays& out) const {
 // order), each rank writing its block of rows.
 void ImpactModule::saveCheckpoint(run::RunContext&, io::CheckpointWriter& out) const {
   std::vector<SimBody> rows;
+  std::vector<int> owner;
+  std::vector<std::int64_t> weight;
   std::int64_t first = 0;
-  stepper_->blockRows(rows, first);
+  stepper_->blockRows(rows, first, &owner, &weight);
   std::vector<double> s;
   s.reserve(rows.size() * 13);
   for (const SimBody& b : rows)
@@ -367,6 +369,13 @@ void ImpactModule::saveCheckpoint(run::RunContext&, io::CheckpointWriter& out) c
   out.writeInt("impact_step", stepper_->steps());
   out.writeReal("impact_time", stepper_->world().time);
   out.file().writeSlab("/impact/state", {static_cast<std::uint64_t>(n), 13}, static_cast<std::uint64_t>(first), s);
+  // Who owned each body and its load weight, and the decomposition: a restart at the same rank
+  // count continues with the same subdomains (and so the same sums over ranks, bit for bit).
+  std::vector<double> ow;
+  ow.reserve(rows.size() * 2);
+  for (std::size_t k = 0; k < rows.size(); ++k) ow.insert(ow.end(), {static_cast<double>(owner[k]), static_cast<double>(weight[k])});
+  out.file().writeSlab("/impact/owner", {static_cast<std::uint64_t>(n), 2}, static_cast<std::uint64_t>(first), ow);
+  out.writeArray("impact_decomposition", stepper_->decomposition().toNumbers());
   out.writeReal("impact_energy0", energy0_);
   out.writeArray("impact_energy_totals", std::vector<double>{shadow0_, contactWork_, defect_,
                                                              static_cast<double>(unresolvedClosures_),
@@ -415,6 +424,41 @@ void ImpactModule::loadCheckpoint(run::RunContext&, const io::CheckpointReader& 
     InputError e(stepper_->comm().broadcast(bad, static_cast<int>(who)));
     e.onEveryRank();
     throw e;
+  }
+  // The same subdomains as when the checkpoint was written, at the same rank count; otherwise the
+  // next step builds new ones.
+  const Comm& comm = stepper_->comm();
+  if (comm.size() > 1 && in.file().exists("/impact/owner") && in.has("impact_decomposition")) {
+    const std::vector<double> tree = in.readArray("impact_decomposition");
+    if (!tree.empty() && tree[0] == comm.size()) {
+      const io::Shape shape = in.file().shape("/impact/owner");
+      if (shape.size() != 2 || shape[0] != static_cast<std::uint64_t>(n) || shape[1] != 2)
+        throw InputError(str(in.path(), ": /impact/owner must be ", n, " x 2"));
+      const std::vector<double> ow = in.file().readSlab("/impact/owner", static_cast<std::uint64_t>(first), rows);
+      std::vector<int> owner(rows);
+      std::vector<std::int64_t> weight(rows);
+      std::string why;
+      for (std::size_t k = 0; k < rows; ++k) {
+        owner[k] = static_cast<int>(ow[2 * k]);
+        weight[k] = static_cast<std::int64_t>(ow[2 * k + 1]);
+        if (!(ow[2 * k] >= 0 && ow[2 * k] < comm.size()) || !(ow[2 * k + 1] >= 1 && ow[2 * k + 1] < 1e15))
+          why = str(in.path(), ": /impact/owner: body ", first + static_cast<std::int64_t>(k), " has owner ", ow[2 * k],
+                    " and weight ", ow[2 * k + 1], " (", comm.size(), " ranks)");
+      }
+      SimDecomposition d;
+      try {
+        d = SimDecomposition::fromNumbers(tree, comm.size());
+      } catch (const InputError& e) {
+        why = str(in.path(), ": impact_decomposition: ", e.message());
+      }
+      if (comm.any(!why.empty())) {
+        const std::int64_t who = comm.min(static_cast<std::int64_t>(why.empty() ? comm.size() : comm.rank()));
+        InputError e(comm.broadcast(why, static_cast<int>(who)));
+        e.onEveryRank();
+        throw e;
+      }
+      stepper_->restoreOwnership(d, owner, weight);
+    }
   }
   w.time = in.readReal("impact_time");
   stepper_->setSteps(static_cast<long>(in.readInt("impact_step")));

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "framework/core/error.hpp"
+
 namespace kinema::impact {
 
 namespace {
@@ -156,6 +158,38 @@ void SimDecomposition::near(int node, const Eigen::Vector3d& x, double distance,
   }
   if (x[n.axis] - distance < n.cut) near(n.lower, x, distance, out);
   if (x[n.axis] + distance >= n.cut) near(n.upper, x, distance, out);
+}
+
+std::vector<double> SimDecomposition::toNumbers() const {
+  std::vector<double> out = {static_cast<double>(ranks_)};
+  for (const Node& n : nodes_)
+    out.insert(out.end(), {static_cast<double>(n.axis), n.cut, static_cast<double>(n.lower), static_cast<double>(n.upper),
+                           static_cast<double>(n.rank)});
+  return out;
+}
+
+SimDecomposition SimDecomposition::fromNumbers(const std::vector<double>& v, int ranks) {
+  SimDecomposition d;
+  if (v.empty() || (v.size() - 1) % 5 != 0 || v[0] != ranks)
+    throw InputError(str("impact decomposition: not a tree for ", ranks, " ranks"));
+  d.ranks_ = ranks;
+  d.nodes_.clear();
+  const auto count = static_cast<int>((v.size() - 1) / 5);
+  for (int k = 0; k < count; ++k) {
+    const double* p = v.data() + 1 + 5 * k;
+    Node n;
+    n.axis = static_cast<int>(p[0]);
+    n.cut = p[1];
+    n.lower = static_cast<int>(p[2]);
+    n.upper = static_cast<int>(p[3]);
+    n.rank = static_cast<int>(p[4]);
+    const bool leaf = n.axis < 0;
+    if ((leaf && (n.rank < 0 || n.rank >= ranks)) ||
+        (!leaf && (n.axis > 2 || n.lower <= k || n.upper <= k || n.lower >= count || n.upper >= count)))
+      throw InputError(str("impact decomposition: node ", k, " is not valid"));
+    d.nodes_.push_back(n);
+  }
+  return d;
 }
 
 void SimDecomposition::ranksNear(const Eigen::Vector3d& x, double distance, std::vector<int>& out) const {

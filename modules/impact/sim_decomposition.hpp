@@ -41,6 +41,10 @@ class SimDecomposition {
   void ranksNear(const Eigen::Vector3d& x, double distance, std::vector<int>& out) const;
   // How many times build() has run (rebalances + the first).
   std::int64_t builds() const { return builds_; }
+  // The tree as numbers (5 per node, after the rank count), for checkpoints; fromNumbers() reads
+  // it back (InputError if it is not such a tree for `ranks`).
+  std::vector<double> toNumbers() const;
+  static SimDecomposition fromNumbers(const std::vector<double>& numbers, int ranks);
 
  private:
   struct Node {

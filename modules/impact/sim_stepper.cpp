@@ -178,11 +178,12 @@ SimStepper::SimStepper(SimWorld world, SimOptions options, Comm comm, WorldInput
 }
 
 // Sends world_.bodies[which[i]] to rank target[i] and appends what arrives to `into` (and the
-// weights to `intoWeight`, if given), in rounds of at most max(1024, n / 64) bodies (n: this rank's bodies), so that the
+// weights and the senders to `intoWeight` and `intoOwner`, if given), in rounds of at most max(1024, n / 64) bodies (n: this rank's bodies), so that the
 // exchange buffers stay small beside the bodies themselves (the first rebalance, and the output's
 // block split, move about half of a rank's bodies). Collective.
 void SimStepper::sendBodies(const std::vector<std::size_t>& which, const std::vector<int>& target,
-                            std::vector<SimBody>& into, std::vector<std::int64_t>* intoWeight) const {
+                            std::vector<SimBody>& into, std::vector<std::int64_t>* intoWeight,
+                            std::vector<int>* intoOwner) const {
   // At least 1024 bodies a round, and at most 64 rounds for a rank's whole set: the buffers stay
   // within about 1 % of the bodies' own memory.
   const std::size_t kRound = std::max<std::size_t>(1024, world_.bodies.size() / 64);
@@ -195,39 +196,23 @@ void SimStepper::sendBodies(const std::vector<std::size_t>& which, const std::ve
     if (round == 0)
       for (auto& m : send) m.reserve(std::min(to - from, kRound / 4 + 1) * kBodySlots);
     for (std::size_t i = from; i < to; ++i)
-      packBody(world_.bodies[which[i]], target[i], weight_.empty() ? 1 : weight_[which[i]], send[u(target[i])]);
+      packBody(world_.bodies[which[i]], comm_.rank(), weight_.empty() ? 1 : weight_[which[i]], send[u(target[i])]);
     const std::vector<std::vector<double>> recv = comm_.alltoallv(send);
     for (const auto& m : recv)
       for (std::size_t at = 0; at < m.size(); at += kBodySlots) {
         std::int64_t w = 1;
-        into.push_back(unpackBody(m.data() + at, nullptr, &w));
+        int from = 0;
+        into.push_back(unpackBody(m.data() + at, &from, &w));
         if (intoWeight) intoWeight->push_back(w);
+        if (intoOwner) intoOwner->push_back(from);
       }
   }
 }
 
-void SimStepper::rebalanceAndMigrate() {
-  const int R = comm_.size(), me = comm_.rank();
-  if (R == 1) return;
-  const auto t0 = Clock::now();
-  const std::int64_t mine = std::accumulate(weight_.begin(), weight_.end(), std::int64_t{0});
-  const std::int64_t most = comm_.max(mine), total = comm_.sum(mine);
-  stats_.imbalance = total > 0 ? static_cast<double>(most) * R / static_cast<double>(total) : 1.0;
-  if (rebuild_ || stats_.imbalance > options_.rebalanceImbalance) {
-    std::vector<Eigen::Vector3d> x(world_.bodies.size());
-    for (std::size_t k = 0; k < x.size(); ++k) x[k] = world_.bodies[k].x;
-    decomposition_.build(x, weight_, world_.dimension, comm_);
-    rebuild_ = false;
-    stats_.rebalanced = 1;
-  }
-  // Bodies outside this rank's subdomain go to their owner (with their weight; sendBodies); the
-  // bodies that stay are compacted in place.
-  std::vector<std::size_t> movers;
-  std::vector<int> target;
-  for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
-    const int owner = decomposition_.ownerOf(world_.bodies[k].x);
-    if (owner != me) movers.push_back(k), target.push_back(owner);
-  }
+// Sends world_.bodies[movers[i]] (ascending) to rank target[i] with their weights (sendBodies),
+// compacts the bodies that stay in place, appends those that arrive and sorts by id. Collective;
+// returns how many bodies this rank sent.
+std::int64_t SimStepper::moveBodies(const std::vector<std::size_t>& movers, const std::vector<int>& target) {
   std::vector<SimBody> incoming;
   std::vector<std::int64_t> incomingWeight;
   sendBodies(movers, target, incoming, &incomingWeight);
@@ -241,8 +226,6 @@ void SimStepper::rebalanceAndMigrate() {
     ++keep;
   }
   const std::int64_t moved = static_cast<std::int64_t>(movers.size());
-  std::vector<std::size_t>().swap(movers);
-  std::vector<int>().swap(target);
   world_.bodies.resize(keep);
   weight_.resize(keep);
   world_.bodies.reserve(keep + incoming.size());  // exact: no doubling slack
@@ -273,6 +256,48 @@ void SimStepper::rebalanceAndMigrate() {
       at = from;
     }
   }
+  return moved;
+}
+
+// After toBlocks(): the bodies go back to the owners they had when the checkpoint was written,
+// under its decomposition, so that the run continues exactly as if it had not stopped.
+void SimStepper::restoreOwnership(const SimDecomposition& decomposition, const std::vector<int>& owner,
+                                  const std::vector<std::int64_t>& weight) {
+  const int me = comm_.rank();
+  if (owner.size() != world_.bodies.size() || weight.size() != world_.bodies.size())
+    throw Error("impact simulator: restoreOwnership needs one owner and weight per block row");
+  weight_ = weight;
+  std::vector<std::size_t> movers;
+  std::vector<int> target;
+  for (std::size_t k = 0; k < owner.size(); ++k)
+    if (owner[k] != me) movers.push_back(k), target.push_back(owner[k]);
+  moveBodies(movers, target);
+  decomposition_ = decomposition;
+  rebuild_ = false;
+}
+
+void SimStepper::rebalanceAndMigrate() {
+  const int R = comm_.size(), me = comm_.rank();
+  if (R == 1) return;
+  const auto t0 = Clock::now();
+  const std::int64_t mine = std::accumulate(weight_.begin(), weight_.end(), std::int64_t{0});
+  const std::int64_t most = comm_.max(mine), total = comm_.sum(mine);
+  stats_.imbalance = total > 0 ? static_cast<double>(most) * R / static_cast<double>(total) : 1.0;
+  if (rebuild_ || stats_.imbalance > options_.rebalanceImbalance) {
+    std::vector<Eigen::Vector3d> x(world_.bodies.size());
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = world_.bodies[k].x;
+    decomposition_.build(x, weight_, world_.dimension, comm_);
+    rebuild_ = false;
+    stats_.rebalanced = 1;
+  }
+  // Bodies outside this rank's subdomain go to their owner.
+  std::vector<std::size_t> movers;
+  std::vector<int> target;
+  for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
+    const int owner = decomposition_.ownerOf(world_.bodies[k].x);
+    if (owner != me) movers.push_back(k), target.push_back(owner);
+  }
+  const std::int64_t moved = moveBodies(movers, target);
   stats_.migrated = comm_.sum(moved);
   stats_.secondsMigrate = since(t0);
 }
@@ -1097,11 +1122,16 @@ Eigen::Vector3d SimStepper::angularMomentum() const {
   return L;
 }
 
-void SimStepper::blockRows(std::vector<SimBody>& rows, std::int64_t& first) const {
+void SimStepper::blockRows(std::vector<SimBody>& rows, std::int64_t& first, std::vector<int>* owner,
+                           std::vector<std::int64_t>* weight) const {
   const int R = comm_.size(), me = comm_.rank();
   first = blockFirst(globalBodies_, me, R);
+  if (owner) owner->clear();
+  if (weight) weight->clear();
   if (R == 1) {
     rows = world_.bodies;
+    if (owner) owner->assign(rows.size(), 0);
+    if (weight) *weight = weight_;
     return;
   }
   // Bodies already in this rank's block are copied, the others exchanged (sendBodies).
@@ -1111,11 +1141,34 @@ void SimStepper::blockRows(std::vector<SimBody>& rows, std::int64_t& first) cons
   std::vector<int> target;
   for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
     const int r = blockOf(world_.bodies[k].id, globalBodies_, R);
-    if (r == me) rows.push_back(world_.bodies[k]);
-    else which.push_back(k), target.push_back(r);
+    if (r == me) {
+      rows.push_back(world_.bodies[k]);
+      if (owner) owner->push_back(me);
+      if (weight) weight->push_back(weight_[k]);
+    } else {
+      which.push_back(k), target.push_back(r);
+    }
   }
-  sendBodies(which, target, rows, nullptr);
-  sortById(rows);
+  sendBodies(which, target, rows, weight, owner);
+  if (!owner && !weight) {
+    sortById(rows);
+    return;
+  }
+  // Sorted with their owners and weights alongside.
+  std::vector<std::size_t> order(rows.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rows[a].id < rows[b].id; });
+  std::vector<SimBody> sorted(rows.size());
+  std::vector<int> o(owner ? rows.size() : 0);
+  std::vector<std::int64_t> w(weight ? rows.size() : 0);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    sorted[k] = rows[order[k]];
+    if (owner) o[k] = (*owner)[order[k]];
+    if (weight) w[k] = (*weight)[order[k]];
+  }
+  rows.swap(sorted);
+  if (owner) owner->swap(o);
+  if (weight) weight->swap(w);
 }
 
 std::int64_t SimStepper::toBlocks() {

@@ -186,10 +186,18 @@ class SimStepper {
 
   // Collective. The bodies of this rank's block of ids [first, first + rows.size()), the block
   // split N r / P (the rows of frames and checkpoints), in id order.
-  void blockRows(std::vector<SimBody>& rows, std::int64_t& first) const;
+  // With `owner` and `weight`: each row's owner rank and load weight too (checkpoints).
+  void blockRows(std::vector<SimBody>& rows, std::int64_t& first, std::vector<int>* owner = nullptr,
+                 std::vector<std::int64_t>* weight = nullptr) const;
   // Collective. Moves the bodies to the block split (world().bodies becomes this rank's block, in
   // id order) so that a restart can overwrite their state; the next step() redistributes them.
   std::int64_t toBlocks();
+  // Collective, after toBlocks(): each block row back to `owner` (its owner when the checkpoint was
+  // written) with its load weight, under `decomposition`; the run then continues exactly as it
+  // would have (restart at the same rank count).
+  void restoreOwnership(const SimDecomposition& decomposition, const std::vector<int>& owner,
+                        const std::vector<std::int64_t>& weight);
+  const SimDecomposition& decomposition() const { return decomposition_; }
   // Collective. The whole scene on every rank, in id order (tests and benchmarks only: O(N)).
   SimWorld gathered() const;
 
@@ -233,7 +241,8 @@ class SimStepper {
   bool distributedIsland(const Island& island) const;
 
   void sendBodies(const std::vector<std::size_t>& which, const std::vector<int>& target, std::vector<SimBody>& into,
-                  std::vector<std::int64_t>* intoWeight) const;
+                  std::vector<std::int64_t>* intoWeight, std::vector<int>* intoOwner = nullptr) const;
+  std::int64_t moveBodies(const std::vector<std::size_t>& movers, const std::vector<int>& target);
   void rebalanceAndMigrate();
   void buildLocal();        // owned + ghosts -> local_ (ascending id)
   void labelIslands();      // union-find + label propagation over local_

@@ -58,7 +58,15 @@ void corruptDataset(const std::string& file, const std::string& dataset, hsize_t
   hid_t d = H5Dopen2(f, dataset.c_str(), H5P_DEFAULT);
   ASSERT_GE(d, 0) << dataset;
   hid_t space = H5Dget_space(d);
-  H5Sselect_elements(space, H5S_SELECT_SET, 1, &index);
+  // The element at row-major position `index`, whatever the dataset's rank.
+  const int rank = H5Sget_simple_extent_ndims(space);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank)), at(static_cast<std::size_t>(rank));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  for (int k = rank - 1; k >= 0; --k) {
+    at[static_cast<std::size_t>(k)] = index % dims[static_cast<std::size_t>(k)];
+    index /= dims[static_cast<std::size_t>(k)];
+  }
+  H5Sselect_elements(space, H5S_SELECT_SET, 1, at.data());
   hsize_t one = 1;
   hid_t mem = H5Screate_simple(1, &one, nullptr);
   EXPECT_GE(H5Dwrite(d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &value), 0);
@@ -194,11 +202,11 @@ TEST(RestartGuard, CorruptedArrayIsRefusedNamingTheDataset) {
   const Runs& r = runs();
   const std::string out = r.dir + "/corrupt";
   copyRun(r.short20, out);
-  corruptDataset(checkpoint(out, 10), "/impact_state", 3, 1e300);
+  corruptDataset(checkpoint(out, 10), "/impact/state", 3, 1e300);
   Result res = runCmd(kinemaBin() + " run " + r.scene20 + " --output " + out + " --restart " + checkpoint(out, 10),
                       r.dir + "/corrupt.log");
   EXPECT_EQ(res.status, 2) << res.output;
-  EXPECT_TRUE(has(res.output, "checkpoint " + checkpoint(out, 10) + ": dataset /impact_state is corrupted (checksum"))
+  EXPECT_TRUE(has(res.output, "checkpoint " + checkpoint(out, 10) + ": dataset /impact/state is corrupted (checksum"))
       << res.output;
 }
 
@@ -282,12 +290,12 @@ TEST(RestartGuard, ChecksumsHoldAcrossRankCounts) {
   EXPECT_EQ(one.status, 0) << one.output;
   const std::string bad = r.dir + "/np2_corrupt";
   copyRun(r.short20, bad);
-  corruptDataset(checkpoint(bad, 20), "/impact_state", 100, -0.0);
+  corruptDataset(checkpoint(bad, 20), "/impact/state", 100, -0.0);
   Result refused = runCmd(mpi + kinemaBin() + " run " + r.scene30 + " --output " + bad + " --restart " +
                               checkpoint(bad, 20),
                           r.dir + "/np2_corrupt.log");
   EXPECT_NE(refused.status, 0) << refused.output;
-  EXPECT_TRUE(has(refused.output, "dataset /impact_state is corrupted")) << refused.output;
+  EXPECT_TRUE(has(refused.output, "dataset /impact/state is corrupted")) << refused.output;
 }
 
 // The allow list matches a key itself or a whole group, never a key that merely starts alike; the
