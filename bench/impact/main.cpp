@@ -310,7 +310,6 @@ SimWorld pileWorld(int n, int layers, SimOptions& o, std::int64_t first, std::in
   const int across = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n) / layers)));
   const double width = 2.0 * r * (1.0 + jitter) + pitch * (across - 1) + 1e-9;
   o.dt = 1e-3;
-  o.contactTolerance = 1e-6 * r;
   o.impact.op = "gs-lexicographic";
   o.impact.restitution = 0.2;
   o.impact.operatorOptions.qpTolerance = 1e-10;

@@ -48,7 +48,7 @@ class DelassusQp {
               Eigen::VectorXd& lambda, double tol);
 
   OperatorOptions options_;
-  la::BackendPtr backend_;
+  const la::Backend* backend_ = nullptr;  // shared per name and thread (delassus_qp.cpp)
   std::shared_ptr<const la::IndexMap> map_;
   std::shared_ptr<la::FunctionOperator> A_;
   std::unique_ptr<solvers::Mprgp> mprgp_;
