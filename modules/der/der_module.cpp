@@ -8,6 +8,7 @@
 #include <span>
 #include <sstream>
 
+#include "framework/core/agree.hpp"
 #include "framework/core/error.hpp"
 #include "framework/core/log.hpp"
 #include "framework/core/timer.hpp"
@@ -97,25 +98,6 @@ void DerModule::declare(ParamSchema& schema) {
 }
 
 namespace {
-
-// Runs `read` on every rank; an InputError on any rank is raised on every rank, with the message
-// of the lowest failing rank. A bad strand is seen only by the rank that reads it (each rank reads
-// only its strands), so without this the other ranks would go on into the next collective and
-// wait there for ever. `read` may hold collectives only if every rank reaches them before it can
-// throw (the strand-set reader's slab reads come before its value checks).
-template <class F>
-void raiseOnEveryRank(Comm comm, F&& read) {
-  std::string message;
-  bool failed = false;
-  try {
-    read();
-  } catch (const InputError& e) {
-    message = e.what();
-    failed = true;
-  }
-  const std::int64_t first = comm.min(static_cast<std::int64_t>(failed ? comm.rank() : comm.size()));
-  if (first < comm.size()) throw InputError(comm.broadcast(message, static_cast<int>(first)));
-}
 
 // The strands of the scene, from their sizes alone (docs/modules/der.md, "Several ranks"): every
 // rank knows every strand's vertex count (an O(strands) table: the generator's arguments, the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "framework/core/agree.hpp"
 #include "framework/core/error.hpp"
 #include "framework/core/log.hpp"
 #include "modules/impact/sim_generators.hpp"
@@ -418,13 +419,7 @@ void ImpactModule::loadCheckpoint(run::RunContext&, const io::CheckpointReader& 
     b.omega = Eigen::Vector3d(v[6], v[7], v[8]);
     b.q = Eigen::Quaterniond(v[9], v[10], v[11], v[12]);
   }
-  if (stepper_->comm().any(!bad.empty())) {
-    const std::int64_t who = stepper_->comm().min(static_cast<std::int64_t>(bad.empty() ? stepper_->comm().size()
-                                                                                       : stepper_->comm().rank()));
-    InputError e(stepper_->comm().broadcast(bad, static_cast<int>(who)));
-    e.onEveryRank();
-    throw e;
-  }
+  raiseOnEveryRank(stepper_->comm(), !bad.empty(), bad);
   // The same subdomains as when the checkpoint was written, at the same rank count; otherwise the
   // next step builds new ones.
   const Comm& comm = stepper_->comm();
@@ -451,12 +446,7 @@ void ImpactModule::loadCheckpoint(run::RunContext&, const io::CheckpointReader& 
       } catch (const InputError& e) {
         why = str(in.path(), ": impact_decomposition: ", e.message());
       }
-      if (comm.any(!why.empty())) {
-        const std::int64_t who = comm.min(static_cast<std::int64_t>(why.empty() ? comm.size() : comm.rank()));
-        InputError e(comm.broadcast(why, static_cast<int>(who)));
-        e.onEveryRank();
-        throw e;
-      }
+      raiseOnEveryRank(comm, !why.empty(), why);
       stepper_->restoreOwnership(d, owner, weight);
     }
   }

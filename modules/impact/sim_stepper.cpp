@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 
+#include "framework/core/agree.hpp"
 #include "framework/core/error.hpp"
 #include "framework/core/timer.hpp"
 #include "modules/impact/distributed_gr.hpp"
@@ -90,20 +91,6 @@ int blockOf(std::int64_t id, std::int64_t n, int ranks) {
   return r;
 }
 
-// Throws on every rank the message of the lowest rank that failed (no rank waits in a collective
-// while another has thrown).
-void agreeOnFailure(bool failed, const std::string& message, const Comm& comm) {
-  if (comm.size() == 1) {
-    if (failed) throw InputError(message);
-    return;
-  }
-  const std::int64_t who = comm.min(static_cast<std::int64_t>(failed ? comm.rank() : comm.size()));
-  if (who == comm.size()) return;
-  InputError e(comm.broadcast(failed ? message : std::string(), static_cast<int>(who)));
-  e.onEveryRank();
-  throw e;
-}
-
 void sortById(std::vector<SimBody>& bodies) {
   std::sort(bodies.begin(), bodies.end(), [](const SimBody& a, const SimBody& b) { return a.id < b.id; });
 }
@@ -136,13 +123,7 @@ SimStepper::SimStepper(SimWorld world, SimOptions options, Comm comm, WorldInput
       world.bodies.swap(block);
     }
   } else {
-    std::string why;
-    try {
-      world.validate();
-    } catch (const InputError& e) {
-      why = e.message();
-    }
-    agreeOnFailure(!why.empty(), why, comm_);
+    raiseOnEveryRank(comm_, [&] { world.validate(); });
     globalBodies_ = R > 1 ? comm_.sum(static_cast<std::int64_t>(world.numBodies())) : world.numBodies();
     // Ids: every one of 0 .. N-1 exactly once over the ranks (checked by range, count and sum).
     std::int64_t bad = -1, sum = 0;
@@ -150,10 +131,10 @@ SimStepper::SimStepper(SimWorld world, SimOptions options, Comm comm, WorldInput
       if (b.id < 0 || b.id >= globalBodies_) bad = b.id;
       sum += b.id;
     }
-    agreeOnFailure(bad != -1, str("impact world: body id ", bad, " outside 0 .. ", globalBodies_ - 1), comm_);
+    raiseOnEveryRank(comm_, bad != -1, str("impact world: body id ", bad, " outside 0 .. ", globalBodies_ - 1));
     const std::int64_t total = R > 1 ? comm_.sum(sum) : sum;
-    agreeOnFailure(total != globalBodies_ * (globalBodies_ - 1) / 2,
-                   "impact world: the ranks' body ids are not 0 .. N-1, each once", comm_);
+    raiseOnEveryRank(comm_, total != globalBodies_ * (globalBodies_ - 1) / 2,
+                     "impact world: the ranks' body ids are not 0 .. N-1, each once");
   }
   sortById(world.bodies);
   world_ = std::move(world);
@@ -412,15 +393,7 @@ void SimStepper::checkFinite() const {
       why = str("impact simulator: body ", b.id, " has a non-finite velocity (", b.v.transpose(), " | ",
                 b.omega.transpose(), ") in step ", step_ + 1, "; check dt, masses and the resolver options");
   }
-  if (comm_.size() == 1) {
-    if (!why.empty()) throw Error(why);
-    return;
-  }
-  const std::int64_t who = comm_.min(static_cast<std::int64_t>(why.empty() ? comm_.size() : comm_.rank()));
-  if (who == comm_.size()) return;
-  Error e(comm_.broadcast(why, static_cast<int>(who)));
-  e.onEveryRank();
-  throw e;
+  raiseOnEveryRank<Error>(comm_, !why.empty(), why);
 }
 
 int SimStepper::keeperOf(const SimContact& c) const {
