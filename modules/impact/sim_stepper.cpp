@@ -493,6 +493,42 @@ void SimStepper::labelIslands() {
   }
 }
 
+namespace {
+
+// An island as doubles: [label, bodies, contacts, the bodies..., the contacts...] (a rank's
+// contribution to an island's root, or a whole island broadcast for the distributed GR).
+template <class IslandT>
+void packIsland(const IslandT& isl, std::vector<double>& out) {
+  out.insert(out.end(), {static_cast<double>(isl.label), static_cast<double>(isl.bodies.size()),
+                         static_cast<double>(isl.contacts.size())});
+  for (const auto& b : isl.bodies) packBody(b.body, b.owner, 1, out);
+  for (const auto& c : isl.contacts)
+    out.insert(out.end(), {static_cast<double>(c.a), static_cast<double>(c.b), static_cast<double>(c.plane), c.point[0],
+                           c.point[1], c.point[2], c.normal[0], c.normal[1], c.normal[2], c.distance});
+}
+// Appends an island packed as above (a contribution of one rank, or a whole island) to `isl`.
+template <class IslandT>
+void appendIsland(const double* m, IslandT& isl) {
+  isl.label = static_cast<std::int64_t>(m[0]);
+  const auto nb = u(static_cast<std::int64_t>(m[1])), nc = u(static_cast<std::int64_t>(m[2]));
+  const double* b = m + 3;
+  for (std::size_t i = 0; i < nb; ++i, b += kBodySlots) {
+    isl.bodies.emplace_back();
+    isl.bodies.back().body = unpackBody(b, &isl.bodies.back().owner);
+  }
+  for (std::size_t i = 0; i < nc; ++i, b += kContactSlots) {
+    auto& c = isl.contacts.emplace_back();
+    c.a = static_cast<std::int64_t>(b[0]);
+    c.b = static_cast<std::int64_t>(b[1]);
+    c.plane = static_cast<int>(b[2]);
+    c.point = Eigen::Vector3d(b[3], b[4], b[5]);
+    c.normal = Eigen::Vector3d(b[6], b[7], b[8]);
+    c.distance = b[9];
+  }
+}
+
+}  // namespace
+
 void SimStepper::gatherIslands() {
   const int R = comm_.size();
   // This rank's constraints grouped by island (the label of their dynamic body), each group packed
@@ -575,24 +611,7 @@ void SimStepper::gatherIslands() {
       several = true;
       ++crossRank;
     }
-    Island& isl = islands_.back();
-    const auto nb = u(static_cast<std::int64_t>(m[1])), nc = u(static_cast<std::int64_t>(m[2]));
-    const double* b = m + 3;
-    for (std::size_t i = 0; i < nb; ++i, b += kBodySlots) {
-      IslandBody ib;
-      ib.body = unpackBody(b, &ib.owner);
-      isl.bodies.push_back(ib);
-    }
-    for (std::size_t i = 0; i < nc; ++i, b += kContactSlots) {
-      IslandContact c;
-      c.a = static_cast<std::int64_t>(b[0]);
-      c.b = static_cast<std::int64_t>(b[1]);
-      c.plane = static_cast<int>(b[2]);
-      c.point = Eigen::Vector3d(b[3], b[4], b[5]);
-      c.normal = Eigen::Vector3d(b[6], b[7], b[8]);
-      c.distance = b[9];
-      isl.contacts.push_back(c);
-    }
+    appendIsland(m, islands_.back());
   }
   // Canonical order: bodies by id (a body sent by several ranks is the same bits: kept once);
   // contacts between bodies by (a, b), then contacts with planes by (body, plane). A pair's
@@ -714,17 +733,20 @@ SimStepper::IslandResult SimStepper::resolveIsland(const Island& island, Eigen::
   ImpactOperatorPtr op = makeImpactOperator(P.op, oo);
   Resolver resolver(P.resolver);
   IslandResult r;
+  const auto take = [&r](const ResolverStats& st) {
+    r.iterations = st.iterations;
+    r.cycle = st.cycleDetected;
+    r.cap = st.capReached;
+    r.converged = st.converged;
+    r.linealityDetections = st.implicitEqualities > 0 ? 1 : 0;
+    r.constraintsRemoved = st.constraintsRemoved;
+  };
   Eigen::VectorXd qdot, impulse;
   if (P.restitution == 1.0) {
     ResolveResult res = resolver.resolve(sys, *op, q0);
     qdot = std::move(res.qdot);
     impulse = std::move(res.impulse);
-    r.iterations = res.stats.iterations;
-    r.cycle = res.stats.cycleDetected;
-    r.cap = res.stats.capReached;
-    r.converged = res.stats.converged;
-    r.linealityDetections = res.stats.implicitEqualities > 0 ? 1 : 0;
-    r.constraintsRemoved = res.stats.constraintsRemoved;
+    take(res.stats);
   } else {
     RestitutionResult res = resolveWithRestitution(sys, q0, P.restitution, *op, resolver, oo);
     qdot = std::move(res.qdot);
@@ -732,14 +754,7 @@ SimStepper::IslandResult SimStepper::resolveIsland(const Island& island, Eigen::
     r.qpConverged = res.qp.converged;
     const double scale = sys.normM(q0);
     r.qpResidual = scale > 0.0 ? res.qp.kktResidual / scale : 0.0;
-    if (P.restitution > 0.0) {
-      r.iterations = res.elasticStats.iterations;
-      r.cycle = res.elasticStats.cycleDetected;
-      r.cap = res.elasticStats.capReached;
-      r.converged = res.elasticStats.converged;
-      r.linealityDetections = res.elasticStats.implicitEqualities > 0 ? 1 : 0;
-      r.constraintsRemoved = res.elasticStats.constraintsRemoved;
-    }
+    if (P.restitution > 0.0) take(res.elasticStats);
   }
   qdotOut = finishIsland(sys, q0, std::move(qdot), std::move(impulse), oo, r);
   return r;
@@ -764,39 +779,6 @@ SimStepper::IslandResult SimStepper::resolveDistributedIsland(const Island& isla
   r.converged = res.stats.converged;
   return r;
 }
-
-namespace {
-
-// An island as doubles (broadcast to every rank for the distributed GR).
-template <class IslandT>
-void packIsland(const IslandT& isl, std::vector<double>& out) {
-  out.insert(out.end(), {static_cast<double>(isl.label), static_cast<double>(isl.bodies.size()),
-                         static_cast<double>(isl.contacts.size())});
-  for (const auto& b : isl.bodies) packBody(b.body, b.owner, 1, out);
-  for (const auto& c : isl.contacts)
-    out.insert(out.end(), {static_cast<double>(c.a), static_cast<double>(c.b), static_cast<double>(c.plane), c.point[0],
-                           c.point[1], c.point[2], c.normal[0], c.normal[1], c.normal[2], c.distance});
-}
-template <class IslandT>
-void unpackIsland(const double* m, IslandT& isl) {
-  isl.label = static_cast<std::int64_t>(m[0]);
-  const auto nb = u(static_cast<std::int64_t>(m[1])), nc = u(static_cast<std::int64_t>(m[2]));
-  isl.bodies.resize(nb);
-  isl.contacts.resize(nc);
-  const double* b = m + 3;
-  for (std::size_t i = 0; i < nb; ++i, b += kBodySlots) isl.bodies[i].body = unpackBody(b, &isl.bodies[i].owner);
-  for (std::size_t i = 0; i < nc; ++i, b += kContactSlots) {
-    auto& c = isl.contacts[i];
-    c.a = static_cast<std::int64_t>(b[0]);
-    c.b = static_cast<std::int64_t>(b[1]);
-    c.plane = static_cast<int>(b[2]);
-    c.point = Eigen::Vector3d(b[3], b[4], b[5]);
-    c.normal = Eigen::Vector3d(b[6], b[7], b[8]);
-    c.distance = b[9];
-  }
-}
-
-}  // namespace
 
 void SimStepper::resolveAll() {
   auto t0 = Clock::now();
@@ -859,7 +841,11 @@ void SimStepper::resolveAll() {
       MPI_Bcast(buf.data(), static_cast<int>(size), MPI_DOUBLE, root, comm_.raw());
       const Island* isl = &shared;
       if (me == root) isl = &islands_[u(all[k + 1])];
-      else unpackIsland(buf.data(), shared);
+      else {
+        shared.bodies.clear();
+        shared.contacts.clear();
+        appendIsland(buf.data(), shared);
+      }
       Eigen::VectorXd qdot;
       const IslandResult r = resolveDistributedIsland(*isl, qdot);
       if (me != root) continue;
