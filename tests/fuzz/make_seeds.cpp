@@ -3,16 +3,21 @@
 //   <dir>/strands/plain.h5, rest.h5           der strand-set files, without and with rest state
 //   <dir>/checkpoint/values.h5                a checkpoint (format 2, checksums) holding values and
 //                                             arrays of every kind the readers take
+//   <dir>/particles/cube.h5, cube_bonds.csv   a bdem particle file (HDF5, with /bonds) and a
+//                                             particle CSV followed by "@bonds" and a bond list
+//                                             (the input format of fuzz_particles)
 // The corpora also get a checkpoint and a strand-set file from short runs of the CLI (scripts/fuzz).
 #include <mpi.h>
 
 #include <cstdio>
+#include <fstream>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "framework/core/comm.hpp"
 #include "framework/io/checkpoint.hpp"
+#include "framework/io/hdf5_file.hpp"
 #include "modules/der/hair_file.hpp"
 #include "modules/der/strand_generators.hpp"
 #include "modules/der/strand_set_file.hpp"
@@ -26,7 +31,7 @@ int main(int argc, char** argv) {
   }
   MPI_Init(&argc, &argv);
   const std::string dir = argv[1];
-  for (const char* sub : {"hair", "strands", "checkpoint"}) std::filesystem::create_directories(dir + "/" + sub);
+  for (const char* sub : {"hair", "strands", "checkpoint", "particles"}) std::filesystem::create_directories(dir + "/" + sub);
 
   der::WispParams wp;
   const std::vector<der::StrandGeometry> strands = der::wisps(3, 6, wp, 7);
@@ -66,6 +71,38 @@ int main(int argc, char** argv) {
     out.writeArray("impact_state", a);
     out.writeArray("impact_totals", std::span<const double>(a.data(), 2));
     out.commit();
+  }
+  {
+    // Eight particles on the corners of a cube of edge 2r (bdem particle file formats).
+    std::vector<double> pos, rad, vel, ori;
+    std::vector<std::int64_t> mat, bondList;
+    const double r = 0.005;
+    for (int k = 0; k < 8; ++k) {
+      pos.insert(pos.end(), {2 * r * (k & 1), 2 * r * ((k >> 1) & 1), 2 * r * ((k >> 2) & 1)});
+      rad.push_back(r);
+      vel.insert(vel.end(), {0.0, 0.0, -0.1 * k});
+      ori.insert(ori.end(), {0.0, 0.0, 0.0, 1.0});
+      mat.push_back(k < 4 ? 0 : 1);
+    }
+    for (int k = 0; k < 8; ++k)
+      for (int b : {1, 2, 4})
+        if (!(k & b)) bondList.insert(bondList.end(), {k, k | b});
+    {
+      io::H5File f(dir + "/particles/cube.h5", io::H5File::Mode::create, Comm::self());
+      f.writeArray("/particles/position", {8, 3}, std::span<const double>(pos));
+      f.writeArray("/particles/radius", {8}, std::span<const double>(rad));
+      f.writeArray("/particles/velocity", {8, 3}, std::span<const double>(vel));
+      f.writeArray("/particles/orientation", {8, 4}, std::span<const double>(ori));
+      f.writeArray("/particles/material", {8}, std::span<const std::int64_t>(mat));
+      f.writeArray("/bonds", {bondList.size() / 2, 2}, std::span<const std::int64_t>(bondList));
+    }
+    std::ofstream csv(dir + "/particles/cube_bonds.csv");
+    csv << "x,y,z,r,vx,vy,vz,qx,qy,qz,qw,material\n";
+    for (int k = 0; k < 8; ++k)
+      csv << pos[3 * k] << ',' << pos[3 * k + 1] << ',' << pos[3 * k + 2] << ',' << r << ",0,0," << vel[3 * k + 2]
+          << ",0,0,0,1," << mat[k] << '\n';
+    csv << "@bonds\ni,j\n";
+    for (std::size_t b = 0; b + 1 < bondList.size(); b += 2) csv << bondList[b] << ',' << bondList[b + 1] << '\n';
   }
   MPI_Finalize();
   return 0;
