@@ -10,6 +10,11 @@
 // them on its own (one-rank linear algebra on the scene's backend), so per-strand results are
 // bitwise identical whatever the number of ranks. The partition comes from the strand sizes alone
 // and each rank generates or reads only its own strands (docs/modules/der.md, "Several ranks").
+//
+// The class is defined over several files, one per concept: der_module.cpp (set-up and the two
+// phases), der_schema.cpp (parameters), der_sources.cpp + der_partition.cpp (the strands and their
+// ranks), der_output.cpp (diagnostics, frames, exported state, summary), der_checkpoint.cpp with
+// der_checkpoint_format.hpp (checkpoints).
 #include <Eigen/Geometry>
 #include <memory>
 #include <string>
@@ -20,6 +25,7 @@
 #include "modules/der/alm_optimizer.hpp"
 #include "modules/der/forward_sim.hpp"
 #include "modules/der/optimizer_params.hpp"
+#include "modules/der/strand_partition.hpp"
 #include "modules/der/strand_set_file.hpp"
 
 namespace kinema::der {
@@ -77,6 +83,15 @@ class DerModule : public run::Module {
 
  private:
   bool simulating() const { return simStarted_; }  // the same on every rank
+  // Set-up (der_schema.cpp, der_sources.cpp, der_module.cpp).
+  void readParameters(const Config& c);
+  struct SceneSize {
+    std::int64_t strands = 0, vertices = 0;  // over all ranks
+  };
+  SceneSize loadStrands(run::RunContext& ctx, bool optimize);
+  void loadStrandSet(const Config& c, const Comm& comm, const StrandRange& mine, bool optimize);
+  void startOptimization(run::RunContext& ctx, const SceneSize& size);
+  void startWithoutOptimization(run::RunContext& ctx, const SceneSize& size);
   void optimizeStep(run::RunContext& ctx);
   void finishOptimization(run::RunContext& ctx);
   void startSimulation();
@@ -88,6 +103,7 @@ class DerModule : public run::Module {
     double residualMax = 0.0, newton = 0.0, mprgp = 0.0, seconds = 0.0;
   };
   Totals localTotals() const;
+  double localDrift() const;
   Eigen::Isometry3d rootTransform(double t, const Vec3& root) const;
   // Strand i's rest state: in local_.rest, or in its simulator once the simulation has started.
   const RestState& restOf(std::size_t i) const { return sims_.empty() ? local_.rest[i] : sims_[i]->rest(); }
