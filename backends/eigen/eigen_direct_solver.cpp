@@ -34,7 +34,7 @@ SolverStats EigenDirectSolver::solve(const Vector& b, Vector& x) {
     x.set(0.0);
     s.finalResidual = 0.0;
     s.converged = true;
-    s.reason = "zero_rhs";
+    s.reason = SolverOutcome::ZeroRhs;
   } else {
     factorSolve();
     s.iterations = 1;
@@ -47,7 +47,7 @@ SolverStats EigenDirectSolver::solve(const Vector& b, Vector& x) {
       s.finalResidual = residual();
     }
     s.converged = std::isfinite(s.finalResidual) && s.finalResidual <= tol;
-    s.reason = "direct";
+    s.reason = SolverOutcome::Direct;
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;

@@ -33,22 +33,26 @@ bool sameLayout(const Operator& a, const Operator& b) {
 
 }  // namespace
 
-std::string reasonName(KSPConvergedReason r) {
+void setOutcome(SolverStats& s, KSPConvergedReason r) {
   switch (r) {
     case KSP_DIVERGED_ITS:
-      return "max_iterations";
+      s.reason = SolverOutcome::MaxIterations;
+      return;
     case KSP_DIVERGED_BREAKDOWN:
     case KSP_DIVERGED_BREAKDOWN_BICG:
     case KSP_DIVERGED_INDEFINITE_PC:
     case KSP_DIVERGED_NANORINF:
-      return "breakdown";
+      s.reason = SolverOutcome::Breakdown;
+      return;
     case KSP_DIVERGED_INDEFINITE_MAT:
-      return "indefinite";
+      s.reason = SolverOutcome::Indefinite;
+      return;
     default:
       break;
   }
   const char* name = KSPConvergedReasons[r];
-  return str(r < 0 ? "diverged:" : "converged:", name ? name : std::to_string(static_cast<int>(r)).c_str());
+  s.reason = SolverOutcome::Native;
+  s.native = str(r < 0 ? "diverged:" : "converged:", name ? name : std::to_string(static_cast<int>(r)).c_str());
 }
 
 PetscLinearSolver::PetscLinearSolver(LinearSolverOptions opts, std::string backendOptions, PreconditionerPtr pc)
@@ -283,12 +287,12 @@ SolverStats PetscLinearSolver::solve(const Vector& b, Vector& x) {
     x.set(0.0);
     s.finalResidual = 0.0;
     s.converged = true;
-    s.reason = "zero_rhs";
+    s.reason = SolverOutcome::ZeroRhs;
     s.seconds = seconds();
     return s;
   }
   if (!std::isfinite(s.rhsNorm) || !std::isfinite(s.initialResidual)) {
-    s.reason = "breakdown";
+    s.reason = SolverOutcome::Breakdown;
     s.seconds = seconds();
     return s;
   }
@@ -297,7 +301,7 @@ SolverStats PetscLinearSolver::solve(const Vector& b, Vector& x) {
   KINEMA_PETSC_CHECK(KSPGetTolerances(ksp_, &rtol, &atol, &dtol, &maxit));
   atolWins_ = atol > rtol * s.rhsNorm;
   tol_ = std::max(rtol * s.rhsNorm, static_cast<double>(atol));
-  const char* target = atolWins_ ? "atol" : "rtol";
+  const SolverOutcome target = atolWins_ ? SolverOutcome::Atol : SolverOutcome::Rtol;
   if (!direct_ && s.initialResidual <= tol_) {
     s.converged = true;
     s.reason = target;
@@ -325,16 +329,19 @@ SolverStats PetscLinearSolver::solve(const Vector& b, Vector& x) {
   if (direct_ || std::strcmp(type, KSPPREONLY) == 0) {
     s.iterations = std::max(s.iterations, 1);
     s.converged = meets && reason > 0;
-    s.reason = reason < 0 ? reasonName(reason) : "direct";
+    if (reason < 0)
+      setOutcome(s, reason);
+    else
+      s.reason = SolverOutcome::Direct;
   } else if (meets && (reason > 0 || reason == KSP_DIVERGED_ITS)) {
     s.converged = true;
     s.reason = target;
   } else if (reason > 0) {
-    s.reason = "true_residual_above_tolerance";  // e.g. the recurrence drifted from the true residual
+    s.reason = SolverOutcome::TrueResidualAboveTolerance;  // e.g. the recurrence drifted from the true residual
   } else if (reason == KSP_DIVERGED_INDEFINITE_MAT && opts_.type == "minres") {
-    s.reason = "breakdown";  // PETSc's MINRES flags a preconditioner that is not positive definite
+    s.reason = SolverOutcome::Breakdown;  // PETSc's MINRES flags a preconditioner that is not positive definite
   } else {
-    s.reason = reasonName(reason);
+    setOutcome(s, reason);
   }
   // PETSc's CG notices negative curvature only when its sign changes; the Ritz values (the
   // eigenvalues of CG's Lanczos matrix) are all positive exactly when every p'Ap was.
@@ -348,7 +355,7 @@ SolverStats PetscLinearSolver::solve(const Vector& b, Vector& x) {
     for (PetscInt k = 0; k < neig; ++k)
       if (!(ritzRe_[static_cast<std::size_t>(k)] > 0.0)) {
         s.converged = false;
-        s.reason = "indefinite";
+        s.reason = SolverOutcome::Indefinite;
         break;
       }
   }

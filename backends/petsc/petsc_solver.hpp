@@ -77,7 +77,8 @@ class PetscLinearSolver final : public LinearSolver {
   std::vector<PetscReal> ritzRe_, ritzIm_;
 };
 
-// The layer's reason string for a KSP reason (e.g. "max_iterations", "diverged:DIVERGED_DTOL").
-std::string reasonName(KSPConvergedReason r);
+// The layer's outcome for a KSP reason (e.g. MaxIterations); one it has no name for is Native with
+// PETSc's text in s.native (e.g. "diverged:DIVERGED_DTOL").
+void setOutcome(SolverStats& s, KSPConvergedReason r);
 
 }  // namespace kinema::la::petsc

@@ -249,18 +249,18 @@ class BelosSolver final : public LinearSolver {
       x.set(0.0);
       s.finalResidual = 0.0;
       s.converged = true;
-      s.reason = "zero_rhs";
+      s.reason = SolverOutcome::ZeroRhs;
       s.seconds = clock.seconds();
       return s;
     }
     if (!std::isfinite(s.rhsNorm) || !std::isfinite(s.initialResidual)) {
-      s.reason = "breakdown";
+      s.reason = SolverOutcome::Breakdown;
       s.seconds = clock.seconds();
       return s;
     }
     const double rel = opts_.rtol * s.rhsNorm;
     const double tol = std::max(rel, opts_.atol);
-    const char* met = rel >= opts_.atol ? "rtol" : "atol";
+    const SolverOutcome met = rel >= opts_.atol ? SolverOutcome::Rtol : SolverOutcome::Atol;
     if (s.initialResidual <= tol) {
       s.converged = true;
       s.reason = met;
@@ -282,7 +282,7 @@ class BelosSolver final : public LinearSolver {
     for (int attempt = 0;; ++attempt) {
       const int remaining = maxIters_ - total;
       if (remaining <= 0) {
-        s.reason = "max_iterations";
+        s.reason = SolverOutcome::MaxIterations;
         break;
       }
       params_->set("Maximum Iterations", remaining);
@@ -298,11 +298,12 @@ class BelosSolver final : public LinearSolver {
       } catch (const std::exception& e) {
         // Belos CG stops on p^T A p <= 0 (A not positive definite) or r^T M r < 0 (M not).
         threw = true;
-        s.reason = std::string(e.what()).find("p^H*A*p") != std::string::npos ? "indefinite" : "breakdown";
+        s.reason = std::string(e.what()).find("p^H*A*p") != std::string::npos ? SolverOutcome::Indefinite
+                                                                                : SolverOutcome::Breakdown;
       }
       r = residual(b, x);
       if (!std::isfinite(r)) {
-        s.reason = "breakdown";
+        s.reason = SolverOutcome::Breakdown;
         break;
       }
       if (r <= tol) {
@@ -312,16 +313,16 @@ class BelosSolver final : public LinearSolver {
       }
       if (threw) break;
       if (ret != Belos::Converged) {
-        s.reason = total >= maxIters_ ? "max_iterations" : "breakdown";
+        s.reason = total >= maxIters_ ? SolverOutcome::MaxIterations : SolverOutcome::Breakdown;
         break;
       }
       // Belos met its tolerance on its own residual estimate, the true residual did not.
       if (userTol_) {
-        s.reason = "belos_tolerance";  // the native "Convergence Tolerance" the user gave
+        s.reason = SolverOutcome::BelosTolerance;  // the native "Convergence Tolerance" the user gave
         break;
       }
       if (attempt >= 6) {
-        s.reason = "breakdown";  // no progress towards the true-residual target
+        s.reason = SolverOutcome::Breakdown;  // no progress towards the true-residual target
         break;
       }
       tighten *= 0.5;

@@ -254,14 +254,14 @@ class DirectSolver final : public LinearSolver {
       x.set(0.0);
       s.finalResidual = 0.0;
       s.converged = true;
-      s.reason = "zero_rhs";
+      s.reason = SolverOutcome::ZeroRhs;
     } else {
       fact_.solve(tb.owned(), tx.owned());
       s.iterations = 1;
       s.finalResidual = residual();
       const double tol = std::max(opts_.rtol * s.rhsNorm, opts_.atol);
       s.converged = std::isfinite(s.finalResidual) && s.finalResidual <= tol;
-      s.reason = "direct";
+      s.reason = SolverOutcome::Direct;
     }
     s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return s;

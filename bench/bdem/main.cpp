@@ -524,7 +524,7 @@ void fig7(bool quick) {
   });
   int k = 0;
   for (const Row& r : ranked)
-    md << "| " << ++k << " | " << r.solver << " | " << (r.ok ? (r.st.converged ? "yes" : "no (" + r.st.reason + ")") : "error") << " | "
+    md << "| " << ++k << " | " << r.solver << " | " << (r.ok ? (r.st.converged ? "yes" : "no (" + std::string(name(r.st.reason)) + ")") : "error") << " | "
        << r.st.newtonIterations << " | " << r.st.outerIterations << " | " << r.st.linearIterations << " | "
        << fmt("%.3g", r.st.seconds) << " | " << fmt("%.1e", r.st.constraintViolation) << " | " << fmt("%.6e", r.st.energy)
        << " |" << (r.ok ? "" : " " + r.err) << "\n";
@@ -536,7 +536,7 @@ void fig7(bool quick) {
     // do not bring it to 1e-6 on this step); the two extra newton rows are diagnostics (without
     // the PSD projection the direction may not descend).
     const bool required = r.solver != "penalty" && r.solver != "first_order" && r.solver.find(',') == std::string::npos;
-    if (required) check(r.ok && r.st.converged, "fig7: " + r.solver + " converges (" + r.err + r.st.reason + ")");
+    if (required) check(r.ok && r.st.converged, "fig7: " + r.solver + " converges (" + r.err + name(r.st.reason) + ")");
     if (r.ok && r.st.converged)
       check(std::abs(r.st.energy - e0) <= 1e-6 * std::max(1.0, std::abs(e0)) + 1e-9,
             "fig7: " + r.solver + " reaches newton's energy (" + fmt("%.9e", r.st.energy) + " vs " + fmt("%.9e", e0) + ")");

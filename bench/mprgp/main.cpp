@@ -94,7 +94,7 @@ Row runMprgp(const std::string& backendName, Comm comm, const BoxQp& qp, int max
                    std::to_string(s.expansionSteps) + " exp, " + std::to_string(s.proportioningSteps) + " prop)";
     r.matvecs = s.matvecs;
     r.converged = s.converged;
-    r.status = s.reason;
+    r.status = name(s.reason);
     std::vector<double> xs(static_cast<std::size_t>(qp.n), 0.0);
     {
       auto v = x->constView();

@@ -24,12 +24,12 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 
 struct Target {
   double tol;
-  const char* reason;  // the criterion that sets the bar: the larger of the two
+  SolverOutcome reason;  // the criterion that sets the bar: the larger of the two
 };
 
 Target target(double bnorm, const LinearSolverOptions& o) {
   const double rel = o.rtol * bnorm;
-  return rel >= o.atol ? Target{rel, "rtol"} : Target{o.atol, "atol"};
+  return rel >= o.atol ? Target{rel, SolverOutcome::Rtol} : Target{o.atol, SolverOutcome::Atol};
 }
 
 class Clock {
@@ -54,11 +54,11 @@ bool start(const Operator& A, const Vector& b, Vector& x, Vector& r, const Linea
     x.set(0.0);
     s.finalResidual = 0.0;
     s.converged = true;
-    s.reason = "zero_rhs";
+    s.reason = SolverOutcome::ZeroRhs;
     return true;
   }
   if (!std::isfinite(s.rhsNorm) || !std::isfinite(s.initialResidual)) {
-    s.reason = "breakdown";
+    s.reason = SolverOutcome::Breakdown;
     return true;
   }
   const Target t = target(s.rhsNorm, o);
@@ -96,14 +96,14 @@ SolverStats conjugateGradient(const Operator& A, const Preconditioner& M, const 
       break;
     }
     if (k >= opts.maxIterations) {
-      s.reason = "max_iterations";
+      s.reason = SolverOutcome::MaxIterations;
       break;
     }
     if (fresh) {  // (re)start the directions from the current residual
       M.apply(*r, *z);
       rz = r->dot(*z);
       if (!(rz > 0.0)) {  // M is not positive definite (or r = 0 in M's null space)
-        s.reason = "breakdown";
+        s.reason = SolverOutcome::Breakdown;
         break;
       }
       p->copy(*z);
@@ -112,7 +112,7 @@ SolverStats conjugateGradient(const Operator& A, const Preconditioner& M, const 
     A.apply(*p, *q);
     const double pq = p->dot(*q);
     if (!(pq > 0.0)) {  // negative (or zero) curvature: CG needs A SPD
-      s.reason = pq < 0.0 ? "indefinite" : "breakdown";
+      s.reason = pq < 0.0 ? SolverOutcome::Indefinite : SolverOutcome::Breakdown;
       break;
     }
     const double alpha = rz / pq;
@@ -129,7 +129,7 @@ SolverStats conjugateGradient(const Operator& A, const Preconditioner& M, const 
     M.apply(*r, *z);
     const double rzNew = r->dot(*z);
     if (!(rzNew > 0.0)) {
-      s.reason = "breakdown";
+      s.reason = SolverOutcome::Breakdown;
       break;
     }
     p->axpby(1.0, *z, rzNew / rz);
@@ -169,7 +169,7 @@ SolverStats minres(const Operator& A, const Preconditioner& M, const Vector& b, 
       break;
     }
     if (k >= opts.maxIterations) {
-      s.reason = "max_iterations";
+      s.reason = SolverOutcome::MaxIterations;
       break;
     }
     // (Re)start the Lanczos process from the true residual in r1.
@@ -178,7 +178,7 @@ SolverStats minres(const Operator& A, const Preconditioner& M, const Vector& b, 
     M.apply(*r1, *y);
     double beta1 = r1->dot(*y);
     if (!(beta1 > 0.0)) {  // M is not positive definite
-      s.reason = "breakdown";
+      s.reason = SolverOutcome::Breakdown;
       break;
     }
     beta1 = std::sqrt(beta1);
@@ -241,7 +241,7 @@ SolverStats minres(const Operator& A, const Preconditioner& M, const Vector& b, 
     rnorm = trueResidual(A, b, x, *r1);
     if (rnorm <= t.tol) continue;  // reported at the top of the loop
     if (badPreconditioner || lanczosEnd) {
-      s.reason = "breakdown";
+      s.reason = SolverOutcome::Breakdown;
       break;
     }
   }
@@ -283,7 +283,7 @@ SolverStats gmres(const Operator& A, const Preconditioner& M, const Vector& b, V
       break;
     }
     if (k >= opts.maxIterations) {
-      s.reason = "max_iterations";
+      s.reason = SolverOutcome::MaxIterations;
       break;
     }
     const double cycleStart = rnorm;
@@ -344,7 +344,7 @@ SolverStats gmres(const Operator& A, const Preconditioner& M, const Vector& b, V
     if (rnorm <= t.tol) continue;
     // An invariant subspace without convergence, or no progress: a restart cannot help.
     if (singular || !std::isfinite(rnorm) || (happy && rnorm > 0.5 * cycleStart)) {
-      s.reason = "breakdown";
+      s.reason = SolverOutcome::Breakdown;
       break;
     }
   }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "framework/core/solver_outcome.hpp"
 #include "framework/la/preconditioner.hpp"
 
 namespace kinema::la {
@@ -19,8 +20,11 @@ struct SolverStats {
   double finalResidual = 0;    // ||b - A x|| at exit
   double rhsNorm = 0;          // ||b||
   bool converged = false;
-  std::string reason;          // "rtol", "atol", "direct", "max_iterations", "breakdown", ...
+  SolverOutcome reason = SolverOutcome::None;  // Rtol, Atol, Direct, MaxIterations, Breakdown, ...
+  std::string native;          // with reason Native: the backend's own (e.g. "diverged:DIVERGED_DTOL")
   double seconds = 0;
+  // The reason as printed: name(reason), or the native text.
+  std::string reasonName() const { return reason == SolverOutcome::Native ? native : name(reason); }
 };
 
 struct LinearSolverOptions {

@@ -296,11 +296,11 @@ MprgpStats Mprgp::solve(const la::Vector& b, const la::Vector& lower, const la::
   while (true) {
     if (gp <= threshold) {
       st.converged = true;
-      st.reason = gp <= options_.atol ? "atol" : "rtol";
+      st.reason = gp <= options_.atol ? SolverOutcome::Atol : SolverOutcome::Rtol;
       break;
     }
     if (st.iterations >= options_.maxIterations) {
-      st.reason = "max_iterations";
+      st.reason = SolverOutcome::MaxIterations;
       break;
     }
     if (s.betaSq <= gamma2 * s.phitPhi) {  // proportional
@@ -308,7 +308,7 @@ MprgpStats Mprgp::solve(const la::Vector& b, const la::Vector& lower, const la::
       ++st.matvecs;
       const double pAp = p->dot(*Ap);
       if (!(pAp > 0.0) || !std::isfinite(pAp)) {
-        st.reason = "breakdown";
+        st.reason = SolverOutcome::Breakdown;
         break;
       }
       const double acg = g->dot(*p) / pAp;
@@ -338,7 +338,7 @@ MprgpStats Mprgp::solve(const la::Vector& b, const la::Vector& lower, const la::
       ++st.matvecs;
       const double dAd = beta->dot(*Ap);
       if (!(dAd > 0.0) || !std::isfinite(dAd)) {
-        st.reason = "breakdown";
+        st.reason = SolverOutcome::Breakdown;
         break;
       }
       const double acg = g->dot(*beta) / dAd;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "framework/core/config.hpp"
+#include "framework/core/solver_outcome.hpp"
 #include "framework/la/preconditioner.hpp"
 
 namespace kinema::solvers {
@@ -39,7 +40,7 @@ struct MprgpStats {
   double initialProjectedGradient = 0.0;
   double finalProjectedGradient = 0.0;
   bool converged = false;
-  std::string reason;                // "rtol", "atol", "max_iterations", "breakdown"
+  SolverOutcome reason = SolverOutcome::None;  // Rtol, Atol, MaxIterations, Breakdown
   double seconds = 0.0;
 };
 

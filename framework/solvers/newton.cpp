@@ -132,16 +132,16 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
       measure0 = measure;
     }
     if (!std::isfinite(f) || !std::isfinite(measure)) {
-      st.reason = "non_finite";
+      st.reason = SolverOutcome::NonFinite;
       break;
     }
     if (measure <= std::max(options_.gtolAbs, options_.gtolRel * measure0)) {
       st.converged = true;
-      st.reason = "gtol";
+      st.reason = SolverOutcome::Gtol;
       break;
     }
     if (k >= options_.maxIterations) {
-      st.reason = "max_iterations";
+      st.reason = SolverOutcome::MaxIterations;
       log::info("Newton: iteration cap ", options_.maxIterations, " reached, ||g_red|| = ", gnorm);
       break;
     }
@@ -252,7 +252,7 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
     }
     ph.lineSearch += since(tp);
     if (!accepted) {
-      st.reason = "line_search_failed";
+      st.reason = SolverOutcome::LineSearchFailed;
       break;
     }
     x.copy(xt);

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/core/solver_outcome.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/solvers/manifold.hpp"
 #include "framework/solvers/newton_psd.hpp"
@@ -91,7 +92,7 @@ struct NewtonStats {
   double finalGradientNorm = 0.0;    // ||g_red||_2 at exit
   double finalMeasure = 0.0;         // the convergence measure at exit
   bool converged = false;
-  std::string reason;                // gtol | max_iterations | line_search_failed | non_finite
+  SolverOutcome reason = SolverOutcome::None;  // Gtol | MaxIterations | LineSearchFailed | NonFinite
   std::vector<double> gradientNorms; // ||g_red(x_k)||_2, k = 0..iterations
   std::vector<double> stepLengths;   // accepted alpha per iteration
   std::vector<double> forcingTerms;  // eta_k per iteration

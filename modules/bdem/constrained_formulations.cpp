@@ -282,16 +282,16 @@ VariantResult solveFirstOrder(IncrementalPotential& phi, const solvers::RigidMan
     phi.gradient(x, *g);
     res.measure = phi.convergenceMeasure(x, *g);
     if (!std::isfinite(f) || !std::isfinite(res.measure)) {
-      res.reason = "non_finite";
+      res.reason = SolverOutcome::NonFinite;
       break;
     }
     if (res.measure <= opt.tolerance) {
       res.converged = true;
-      res.reason = "gtol";
+      res.reason = SolverOutcome::Gtol;
       break;
     }
     if (k >= opt.maxFirstOrderIterations) {
-      res.reason = "max_iterations";
+      res.reason = SolverOutcome::MaxIterations;
       break;
     }
     {  // y = -M^{-1} g_red, M the reduced inertia (the kinetic metric)
@@ -323,7 +323,7 @@ VariantResult solveFirstOrder(IncrementalPotential& phi, const solvers::RigidMan
       }
     }
     if (!accepted) {
-      res.reason = "line_search_failed";
+      res.reason = SolverOutcome::LineSearchFailed;
       break;
     }
     alphaPrev = alpha;
@@ -376,7 +376,7 @@ VariantResult solvePenalty(IncrementalPotential& phi, const la::Backend& backend
     for (std::size_t a = 0; a < s.P.numOwned; ++a)
       if (s.P.dof[a] == Dof::Free) form.lambda()[a] += form.kappa()[a] * EuclideanForm::C(form.q(r.data(), a));
   }
-  if (augmented && !res.converged && res.reason == "gtol") res.reason = "constraint_not_met";
+  if (augmented && !res.converged && res.reason == SolverOutcome::Gtol) res.reason = SolverOutcome::ConstraintNotMet;
   normaliseQuaternions(x, 7, s);  // q normalised only for output (§6.2, Eqs. 36-38)
   return res;
 }
@@ -430,16 +430,16 @@ VariantResult solveLagrange(IncrementalPotential& phi, const la::Backend& backen
   for (int k = 0;; ++k) {
     res.measure = measure(*z, *r);
     if (!std::isfinite(res.measure)) {
-      res.reason = "non_finite";
+      res.reason = SolverOutcome::NonFinite;
       break;
     }
     if (res.measure <= opt.tolerance && res.constraintViolation <= opt.constraintTolerance) {
       res.converged = true;
-      res.reason = "gtol";
+      res.reason = SolverOutcome::Gtol;
       break;
     }
     if (k >= opt.newton.maxIterations) {
-      res.reason = "max_iterations";
+      res.reason = SolverOutcome::MaxIterations;
       break;
     }
     asmb->begin();
@@ -486,7 +486,7 @@ VariantResult solveLagrange(IncrementalPotential& phi, const la::Backend& backen
     }
     if (!accepted) {
       residual(*z, *r);
-      res.reason = "line_search_failed";
+      res.reason = SolverOutcome::LineSearchFailed;
       break;
     }
     z->copy(*zt);

@@ -32,7 +32,7 @@ struct VariantResult {
   int linearIterations = 0;
   int lineSearchTrials = 0;
   bool converged = false;
-  std::string reason;
+  SolverOutcome reason = SolverOutcome::None;
   double measure = 0;
   double constraintViolation = 0;  // max |C(q)| at exit, before normalisation
 };

@@ -90,7 +90,7 @@ StepStats ExplicitStepper::step(double dt) {
   checkFiniteState(s_, comm, st.step, s_.time, "after the explicit step");
   ++steps_;
   st.converged = true;
-  st.reason = "explicit";
+  st.reason = SolverOutcome::Explicit;
   st.time = s_.time;
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   st.phases.step = st.seconds;

@@ -161,7 +161,7 @@ StepStats ImplicitStepper::step(double dt) {
     st.measure = r.measure;
     st.constraintViolation = r.constraintViolation;
   }
-  if (!std::isfinite(st.measure) || x_->hasNonFinite() || st.reason == "non_finite") {
+  if (!std::isfinite(st.measure) || x_->hasNonFinite() || st.reason == SolverOutcome::NonFinite) {
     for (std::size_t a = 0; a < n; ++a) {  // restore x^n
       s_.P.p[a] = p0_[a];
       s_.P.q[a] = q0_[a];

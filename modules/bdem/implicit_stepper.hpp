@@ -52,7 +52,7 @@ struct StepStats {
   int lineSearchTrials = 0;
   int outerIterations = 0;       // augmented Lagrangian multiplier updates (1 otherwise)
   bool converged = false;
-  std::string reason;            // the solver's exit reason
+  SolverOutcome reason = SolverOutcome::None;  // the solver's exit reason
   double measure = 0;            // final convergence measure (README decision 36)
   double constraintViolation = 0;  // max |C(q)| before normalisation (constrained variants)
   long bondsBroken = 0;          // this step, global

@@ -59,7 +59,7 @@ struct AlmIterationStats {
   int halvings = 0;             // line-search halvings
   int mprgpIterations = 0;
   bool mprgpConverged = false;
-  std::string mprgpReason;
+  SolverOutcome mprgpReason = SolverOutcome::None;
   double lagrangianBefore = 0.0, lagrangianAfter = 0.0;  // L(p^k, lambda^k), L(p^{k+1}, lambda^k)
   double residual = 0.0;        // relative residual ||M^-1/2 f|| / ||M^-1/2 f_ext|| after the step
   int activeBounds = 0;         // entries of p^{k+1} on a bound (frozen entries excluded)

@@ -166,11 +166,11 @@ BoxQpIpmResult BoxQpIpm::solve(const BandedSymmetric& A, std::span<const double>
     res.kktResidual = std::max(rdmax, cmax / (1.0 + xmax)) / (1.0 + bmax);
     if (res.kktResidual <= options_.tol) {
       res.converged = true;
-      res.reason = "tol";
+      res.reason = SolverOutcome::Tol;
       break;
     }
     if (res.iterations >= options_.maxIterations) {
-      res.reason = "max_iterations";
+      res.reason = SolverOutcome::MaxIterations;
       break;
     }
     formK(true);
@@ -206,7 +206,7 @@ BoxQpIpmResult BoxQpIpm::solve(const BandedSymmetric& A, std::span<const double>
     }
     ++res.iterations;
     if (!(a > 1e-14)) {
-      res.reason = "stalled";
+      res.reason = SolverOutcome::Stalled;
       break;
     }
   }

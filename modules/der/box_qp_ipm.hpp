@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/core/solver_outcome.hpp"
 #include "modules/der/banded.hpp"
 
 namespace kinema::der {
@@ -32,7 +33,7 @@ struct BoxQpIpmResult {
   double seconds = 0.0;
   double kktResidual = 0.0;  // the scaled residual of the stopping test, at exit
   bool converged = false;
-  std::string reason;  // "tol", "max_iterations", "stalled"
+  SolverOutcome reason = SolverOutcome::None;  // Tol, MaxIterations, Stalled
 };
 
 class BoxQpIpm {

@@ -21,7 +21,7 @@ struct QpStats {
   int polishSteps = 0;
   double kktResidual = 0.0;  // ‖min(λ, Aλ+c)‖_∞ over the active set (absolute)
   bool converged = false;    // kktResidual ≤ tolerance · scale
-  std::string mprgpReason;
+  SolverOutcome mprgpReason = SolverOutcome::None;
 };
 
 class DelassusQp {

@@ -90,7 +90,7 @@ void PoissonModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
   run::requireFinite(*u_, "the Poisson solution", level_);
   if (!stats.converged)
     log::warn("poisson: level ", level_, " (n = ", problem_->cells(), "): ", solver->description(),
-              " did not converge (", stats.reason, ", residual ", stats.finalResidual, ")");
+              " did not converge (", stats.reasonName(), ", residual ", stats.finalResidual, ")");
 
   // Discretisation error against the manufactured solution: discrete L2 and max norms.
   auto e = u_->clone();

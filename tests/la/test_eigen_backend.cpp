@@ -124,7 +124,7 @@ TEST_F(EigenBackendTest, DirectSolverStats) {
   x->set(0.0);
   la::SolverStats st = s->solve(*b, *x);
   EXPECT_TRUE(st.converged);
-  EXPECT_EQ(st.reason, "direct");
+  EXPECT_EQ(st.reason, SolverOutcome::Direct);
   EXPECT_LE(st.iterations, 1);
   EXPECT_LT(maxError(*x, fA), 1e-12);
   EXPECT_NE(s->description().find("direct"), std::string::npos);

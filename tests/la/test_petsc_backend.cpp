@@ -112,7 +112,7 @@ TEST_F(PetscBackendTest, NativeOptionsReachTheKsp) {
     la::SolverStats st = s->solve(*b, *x);
     EXPECT_FALSE(st.converged);
     EXPECT_EQ(st.iterations, 3);
-    EXPECT_EQ(st.reason, "max_iterations");
+    EXPECT_EQ(st.reason, SolverOutcome::MaxIterations);
   }
 }
 

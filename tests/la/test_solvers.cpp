@@ -61,7 +61,9 @@ class SolverTest : public BackendTest {
     EXPECT_TRUE(st.converged) << st.reason << " after " << st.iterations << " iterations, residual "
                               << st.finalResidual;
     EXPECT_LE(r, tol * (1.0 + 1e-8));
-    EXPECT_TRUE(st.reason == "rtol" || st.reason == "atol" || st.reason == "direct") << st.reason;
+    EXPECT_TRUE(st.reason == SolverOutcome::Rtol || st.reason == SolverOutcome::Atol ||
+                st.reason == SolverOutcome::Direct)
+        << st.reason;
     EXPECT_NEAR(st.rhsNorm, bn, 1e-12 * bn);
     EXPECT_NEAR(st.initialResidual, r0, 1e-10 * r0);
     EXPECT_NEAR(st.finalResidual, r, 1e-8 * bn);
@@ -247,7 +249,7 @@ TEST_P(SolverTest, AbsoluteToleranceWins) {
     auto x = s.A->createDomainVector();
     la::SolverStats st = solver->solve(*s.b, *x);
     EXPECT_TRUE(st.converged) << type;
-    EXPECT_EQ(st.reason, "atol") << type;
+    EXPECT_EQ(st.reason, SolverOutcome::Atol) << type;
     EXPECT_LE(trueResidual(*s.A, *s.b, *x), o.atol * (1 + 1e-8)) << type;
   }
 }
@@ -283,7 +285,7 @@ TEST_P(SolverTest, MaxIterationsIsReportedNotThrown) {
     auto x = s.A->createDomainVector();
     la::SolverStats st = solver->solve(*s.b, *x);
     EXPECT_FALSE(st.converged);
-    EXPECT_EQ(st.reason, "max_iterations");
+    EXPECT_EQ(st.reason, SolverOutcome::MaxIterations);
     EXPECT_EQ(st.iterations, 3);
     EXPECT_NEAR(st.finalResidual, trueResidual(*s.A, *s.b, *x), 1e-10 * s.b->norm2());
     EXPECT_LT(st.finalResidual, st.initialResidual);
@@ -298,7 +300,7 @@ TEST_P(SolverTest, CgReportsNegativeCurvature) {
   auto x = s.A->createDomainVector();
   la::SolverStats st = solver->solve(*s.b, *x);
   EXPECT_FALSE(st.converged);
-  EXPECT_EQ(st.reason, "indefinite");
+  EXPECT_EQ(st.reason, SolverOutcome::Indefinite);
 }
 
 TEST_P(SolverTest, MatrixFreeOperator) {

@@ -106,7 +106,7 @@ TEST(TrilinosBackend, BelosParametersReachTheSolver) {
   la::SolverStats st = solveFromZero(*capped, s);
   EXPECT_FALSE(st.converged);
   EXPECT_EQ(st.iterations, 5);
-  EXPECT_EQ(st.reason, "max_iterations");
+  EXPECT_EQ(st.reason, SolverOutcome::MaxIterations);
 
   la::LinearSolverOptions o = cg("none");
   o.native = YAML::Load("{trilinos: {belos: {Maximum Iterations: 7}}}");
@@ -114,7 +114,7 @@ TEST(TrilinosBackend, BelosParametersReachTheSolver) {
   own->setOperator(s.A);
   st = solveFromZero(*own, s);
   EXPECT_EQ(st.iterations, 7);
-  EXPECT_EQ(st.reason, "max_iterations");
+  EXPECT_EQ(st.reason, SolverOutcome::MaxIterations);
 
   // GMRES: "Num Blocks" comes from restart, the description names the Belos solver.
   la::LinearSolverOptions g = cg("jacobi");
@@ -264,7 +264,7 @@ TEST(TrilinosBackend, DirectThroughAmesos2) {
   s.A->apply(*xs, *b);
   la::SolverStats st = d->solve(*b, *x);
   EXPECT_TRUE(st.converged);
-  EXPECT_EQ(st.reason, "direct");
+  EXPECT_EQ(st.reason, SolverOutcome::Direct);
   EXPECT_EQ(st.iterations, 1);
   EXPECT_LT(maxError(*x, fA), 1e-11);
 

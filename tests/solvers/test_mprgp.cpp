@@ -499,7 +499,7 @@ TEST_P(MprgpTest, StoppingReasons) {
     s.x->set(0.0);
     const MprgpStats st = solver.solve(*s.b, *s.l, *s.u, *s.x);
     EXPECT_FALSE(st.converged);
-    EXPECT_EQ(st.reason, "max_iterations");
+    EXPECT_EQ(st.reason, SolverOutcome::MaxIterations);
     EXPECT_EQ(st.iterations, 2);
   }
   {
@@ -511,12 +511,12 @@ TEST_P(MprgpTest, StoppingReasons) {
     s.x->set(0.0);
     const MprgpStats st = solver.solve(*s.b, *s.l, *s.u, *s.x);
     EXPECT_TRUE(st.converged);
-    EXPECT_EQ(st.reason, "atol");
+    EXPECT_EQ(st.reason, SolverOutcome::Atol);
     EXPECT_LE(st.finalProjectedGradient, o.atol);
     // Restarting from the solution: converged at once, no iteration.
     const MprgpStats again = solver.solve(*s.b, *s.l, *s.u, *s.x);
     EXPECT_EQ(again.iterations, 0);
-    EXPECT_EQ(again.reason, "atol");
+    EXPECT_EQ(again.reason, SolverOutcome::Atol);
     EXPECT_EQ(again.matvecs, 1);  // the norm estimate is counted in the first solve only
   }
   {
@@ -525,7 +525,7 @@ TEST_P(MprgpTest, StoppingReasons) {
     s.x->set(0.0);
     const MprgpStats st = solver.solve(*s.b, *s.l, *s.u, *s.x);
     EXPECT_TRUE(st.converged);
-    EXPECT_EQ(st.reason, "rtol");
+    EXPECT_EQ(st.reason, SolverOutcome::Rtol);
     EXPECT_LE(st.finalProjectedGradient, 1e-8 * st.initialProjectedGradient);
   }
 }

@@ -260,7 +260,7 @@ TEST_F(NewtonEuclidean, IterationCapAndIndefiniteFallback) {
   auto x = point(2, 1, {-1.2, 1.0});
   NewtonStats st = capped.solve(prob, *x);
   EXPECT_FALSE(st.converged);
-  EXPECT_EQ(st.reason, "max_iterations");
+  EXPECT_EQ(st.reason, SolverOutcome::MaxIterations);
   EXPECT_EQ(st.iterations, 2);
   EXPECT_EQ(st.gradientNorms.size(), 3u);
   // Without the PSD safeguard, at (-1.3, 1.7) the Hessian is indefinite and g^T H^{-1} g < 0: the
@@ -381,7 +381,7 @@ TEST_F(NewtonEuclidean, FlatEnergyIsJudgedByTheGradient) {
     auto x = point(4, 2, std::vector<double>(8, 0.0));
     NewtonStats st = newton.solve(prob, *x);
     printNorms(on ? "noisy quartic, gradient test when flat" : "noisy quartic, energy only", st);
-    std::printf("[noisy quartic] gradient tests %d, reason %s\n", st.flatGradientTests, st.reason.c_str());
+    std::printf("[noisy quartic] gradient tests %d, reason %s\n", st.flatGradientTests, name(st.reason));
     if (!on) continue;
     ASSERT_TRUE(st.converged) << st.reason;
     EXPECT_GE(st.flatGradientTests, 1);
