@@ -8,6 +8,10 @@
 // Everything the constructor does happens before the output directory is created, except the
 // last part (output directory, status.yaml, frame and diagnostics files): an InputError from it
 // leaves no files behind, as for the CLI. Every call is collective.
+//
+// Defined by concept in session.cpp (start, steps, close), session_restart.cpp (the restart's
+// checkpoint, restore and output directory), session_checkpoints.cpp (writing and rotation) and
+// session_status.cpp (status.yaml, failure, finish).
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +21,7 @@
 #include "framework/core/config.hpp"
 #include "framework/core/progress.hpp"
 #include "framework/io/diagnostics.hpp"
+#include "framework/io/checkpoint.hpp"
 #include "framework/io/frame_writer.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/run/lifecycle.hpp"
@@ -90,11 +95,40 @@ class Session {
  private:
   struct CheckOnly {};
   Session(const SceneOptions& options, CheckOnly);
+  // The constructors' work (session.cpp): scene, backend, limits, restart checkpoint, the module's
+  // setup and restore, then (unless check()) the output.
   void start(bool catchSignals);
+  void checkOutputDirectory() const;
+  // How much of the earlier run's frames.h5 and diagnostics.csv a restart keeps (-1: all / none).
+  struct Kept {
+    long frames = -1, rows = -1;
+  };
+  void openOutput(const Kept& kept);
+
+  // Restart (session_restart.cpp).
+  static std::string runDirectoryOf(const std::string& checkpoint);
+  void resolveRestartPath(const Config& config);
+  // Opens and checks run.restart's checkpoint into `in` (nothing without a restart).
+  void openRestart(const Config& config, std::optional<io::CheckpointReader>& in);
+  Kept restoreModule(std::optional<io::CheckpointReader>& in);
+  // The earlier run's directory, and whether the restart continues in it.
+  struct RestartSource {
+    std::string dir;
+    bool inPlace = false;
+  };
+  RestartSource restartSource() const;
+  void continueEarlierOutput(const RestartSource& source);
   // frames.h5 of a restart continued (frames after the checkpoint dropped), or started again from
   // the checkpoint when it is missing or cannot be opened (a damaged one is kept aside).
   void openFrames(long keepFrames);
+
+  // Checkpoints (session_checkpoints.cpp).
+  void countEarlierCheckpoints();
   void writeCheckpoint();
+  void removeOldCheckpoints();
+
+  // status.yaml (session_status.cpp).
+  void writeStartStatus(const RestartSource& source);
   // Marks status.yaml failed, adds the CLI's context lines to `e` (the caller rethrows).
   void fail(Error& e);
 
