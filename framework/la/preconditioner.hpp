@@ -19,10 +19,6 @@ class Preconditioner {
   // z = M^{-1} r (z on the operator's domain map).
   virtual void apply(const Vector& r, Vector& z) const = 0;
   virtual std::string name() const = 0;
-  // Active-set aware preconditioners (e.g. DER's active-set Cholesky) take the current free mask
-  // (1 = free, 0 = at a bound) each time the active set changes; others ignore it.
-  virtual bool activeSetAware() const { return false; }
-  virtual void setFreeMask(const Vector& /*freeMask*/) {}
 };
 
 using PreconditionerPtr = std::shared_ptr<Preconditioner>;

@@ -189,6 +189,7 @@ void Mprgp::setOperator(la::OperatorPtr A) {
 
 void Mprgp::setPreconditioner(la::PreconditionerPtr M) {
   M_ = std::move(M);
+  activeSet_ = activeSetInterface(M_.get());
   if (M_ && A_) M_->setup(A_);
 }
 
@@ -245,7 +246,6 @@ MprgpStats Mprgp::solve(const la::Vector& b, const la::Vector& lower, const la::
                 p = b.zerosLike(), Ap = b.zerosLike(), mask = b.zerosLike(), num = b.zerosLike(),
                 den = b.zerosLike();
   mask->set(-1.0);  // so the first split reports a change
-  const bool aware = M_ && M_->activeSetAware();
   bool maskPending = true;  // mask changed since the last setFreeMask
 
   auto gradient = [&] {  // g = A x - b
@@ -264,7 +264,7 @@ MprgpStats Mprgp::solve(const la::Vector& b, const la::Vector& lower, const la::
   auto precondition = [&] {
     if (maskPending) {
       if (!first) ++st.activeSetChanges;
-      if (aware) M_->setFreeMask(*mask);
+      if (activeSet_) activeSet_->setFreeMask(*mask);
       maskPending = false;
     }
     first = false;

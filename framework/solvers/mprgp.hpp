@@ -11,6 +11,7 @@
 #include "framework/core/config.hpp"
 #include "framework/core/solver_outcome.hpp"
 #include "framework/la/preconditioner.hpp"
+#include "framework/solvers/active_set.hpp"
 
 namespace kinema::solvers {
 
@@ -49,7 +50,8 @@ class Mprgp {
   explicit Mprgp(MprgpOptions options = {});
   // A must be symmetric positive definite. Estimates ||A|| now if the rule needs it.
   void setOperator(la::OperatorPtr A);
-  // Optional; identity by default. Applied "in face": its result is zeroed on active indices.
+  // Optional; identity by default. Applied "in face": its result is zeroed on active indices. One
+  // that implements ActiveSetAware gets the free mask when the free set changes.
   void setPreconditioner(la::PreconditionerPtr M);
   // Called after every iteration with the iterate and the objective 1/2 x^T A x - b^T x (tests).
   using Observer = std::function<void(const la::Vector& x, double objective)>;
@@ -63,6 +65,7 @@ class Mprgp {
   MprgpOptions options_;
   la::OperatorPtr A_;
   la::PreconditionerPtr M_;
+  ActiveSetAware* activeSet_ = nullptr;  // M_'s active-set interface, if it has one
   Observer observer_;
   double normA_ = 0.0;
   int normMatvecs_ = 0;

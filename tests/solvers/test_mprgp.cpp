@@ -307,7 +307,7 @@ MprgpOptions tightOptions() {
 
 // Exact free-block solve z_F = A_FF^{-1} r_F, z_C = 0: what DER's active-set Cholesky computes when
 // no constraint precedes a free index. Counts setFreeMask calls.
-class FreeBlockPreconditioner : public la::Preconditioner {
+class FreeBlockPreconditioner : public la::Preconditioner, public solvers::ActiveSetAware {
  public:
   explicit FreeBlockPreconditioner(Eigen::MatrixXd A) : A_(std::move(A)), free_(A_.rows(), 1.0) {}
   void setup(la::OperatorPtr) override { ++setups; }
@@ -332,7 +332,6 @@ class FreeBlockPreconditioner : public la::Preconditioner {
     for (int i = 0; i < zv.size(); ++i) w[i] = zv(i);
   }
   std::string name() const override { return "test_free_block"; }
-  bool activeSetAware() const override { return true; }
   void setFreeMask(const la::Vector& mask) override {
     ++maskCalls;
     la::Vector::ConstView m = mask.view();
