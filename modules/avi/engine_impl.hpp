@@ -1,6 +1,9 @@
 #pragma once
-// Internal state of avi::Engine (engine.cpp: the loop of modules/avi/README.md, decision 4;
-// engine_measure.cpp: diagnostics and the invariant check; engine_state.cpp: checkpoints).
+// Internal state of avi::Engine, the loop of modules/avi/README.md, decision 4. Defined by concept:
+// engine_clocks.cpp (steps and clocks), engine_init.cpp (construction), engine_pairs.cpp
+// (candidate pairs), engine_layers.cpp (certificates and layers), engine_events.cpp (events and
+// the loop), engine_measure.cpp (diagnostics and the invariant check), engine_state.cpp
+// (checkpoints); engine.cpp is the public Engine over it.
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -16,6 +19,11 @@ namespace kinema::avi {
 
 struct Engine::Impl {
   Impl(Scene s, const EngineOptions& o, const EngineStart& start, const Partition* partition);
+  // Construction in steps (engine_init.cpp).
+  void checkInput();
+  void setupPartition(const Partition* partition, double t0);
+  void startScripts(double t0);
+  void startForces(double t0);
 
   // ---- configuration ----
   Scene scene;
@@ -122,6 +130,9 @@ struct Engine::Impl {
   void onCert(int pi, double t);
   void onScript(int si, int k, double t);
   void rebuildPairs(double t, bool initial, const EngineStart* start);
+  void mergePairs();
+  void startNewPairs(double t, bool initial, const EngineStart* start);
+  void resetBroadPhase(double t);
   void establish(int pi, double t);
   void activate(int pi, int l, double t, bool strictlyAfter);
   bool tryCert(int pi, int l, double t);
@@ -163,6 +174,7 @@ struct Engine::Impl {
   Measurement measure(double T) const;
   std::string checkInvariant(double t, int maxCheck) const;
   std::string eventName(const Event& e) const;
+  static const char* kindName(ForceKind k);
 };
 
 }  // namespace kinema::avi
