@@ -256,7 +256,10 @@ void AlmOptimizer::assemble() {
     throw Error(str("der optimizer: strand ", strandId_, ", iteration ", k_, ": the force Jacobian J has a "
                     "non-finite entry"));
   // Eq. 22 and Eq. 23.
-  almGradient(w.J_, w.w_, p_, w.p0_, w.model_.inverseSqrtMass(), w.model_.inverseMass(), lambda_, options_.rho, w.f_, w.work_, w.grad_);
+  almGradient(w.J_,
+              {.weights = w.w_, .p = p_, .p0 = w.p0_, .invSqrtMass = w.model_.inverseSqrtMass(),
+               .invMass = w.model_.inverseMass(), .lambda = lambda_, .f = w.f_, .rho = options_.rho},
+              w.work_, w.grad_);
   checkFinite(w.grad_, "ALM gradient");
   assembleBcqpMatrix(w.J_, w.model_.inverseMass(), options_.rho, w.w_, *w.A_);
   for (std::size_t a = 0; a < p_.size(); ++a) {

@@ -275,13 +275,12 @@ void assembleBcqpMatrix(const ForceJacobianMatrix& J, std::span<const double> in
   }
 }
 
-void almGradient(const ForceJacobianMatrix& J, std::span<const double> weights, std::span<const double> p,
-                 std::span<const double> p0, std::span<const double> invSqrtMass, std::span<const double> invMass,
-                 std::span<const double> lambda, double rho, std::span<const double> f, std::span<double> work,
+void almGradient(const ForceJacobianMatrix& J, const AlmGradientInputs& in, std::span<double> work,
                  std::span<double> grad) {
-  for (std::size_t r = 0; r < work.size(); ++r) work[r] = invSqrtMass[r] * lambda[r] + rho * invMass[r] * f[r];
+  for (std::size_t r = 0; r < work.size(); ++r)
+    work[r] = in.invSqrtMass[r] * in.lambda[r] + in.rho * in.invMass[r] * in.f[r];
   J.multiplyTransposed(work, grad);
-  for (std::size_t a = 0; a < grad.size(); ++a) grad[a] += weights[a] * (p[a] - p0[a]);
+  for (std::size_t a = 0; a < grad.size(); ++a) grad[a] += in.weights[a] * (in.p[a] - in.p0[a]);
 }
 
 // ---------------------------------------------------------------- structural sparsity

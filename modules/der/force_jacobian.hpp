@@ -95,10 +95,17 @@ class StrandForceModel {
 void assembleBcqpMatrix(const ForceJacobianMatrix& J, std::span<const double> invMass, double rho,
                         std::span<const double> weights, BandedSymmetric& A);
 
+// The values of the ALM gradient (Eq. 22) besides J: parameters (7N - 14 each) and free DOFs
+// (4N - 8 each).
+struct AlmGradientInputs {
+  std::span<const double> weights, p, p0;        // W (its diagonal), p, p0
+  std::span<const double> invSqrtMass, invMass;  // M^-1/2, M^-1
+  std::span<const double> lambda, f;             // multipliers, f(p)
+  double rho = 0.0;
+};
+
 // Eq. 22: grad = W (p - p0) + J^T (M^-1/2 lambda + rho M^-1 f). `work` has 4N-8 entries.
-void almGradient(const ForceJacobianMatrix& J, std::span<const double> weights, std::span<const double> p,
-                 std::span<const double> p0, std::span<const double> invSqrtMass, std::span<const double> invMass,
-                 std::span<const double> lambda, double rho, std::span<const double> f, std::span<double> work,
+void almGradient(const ForceJacobianMatrix& J, const AlmGradientInputs& in, std::span<double> work,
                  std::span<double> grad);
 
 // Structural sparsity of A (§VI-B): A_ab != 0 iff the DOF sets of parameters a and b meet.

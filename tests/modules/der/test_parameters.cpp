@@ -293,7 +293,10 @@ TEST(DerForceJacobian, BcqpMatrixAndGradient) {
   std::vector<double> lambda(m), f(m), work(m), grad(n);
   for (auto& l : lambda) l = 1e-2 * nd(rng);
   model.force(p, f);
-  almGradient(J, w, p, p0, model.inverseSqrtMass(), model.inverseMass(), lambda, rho, f, work, grad);
+  almGradient(J,
+              {.weights = w, .p = p, .p0 = p0, .invSqrtMass = model.inverseSqrtMass(),
+               .invMass = model.inverseMass(), .lambda = lambda, .f = f, .rho = rho},
+              work, grad);
   auto L = [&](const std::vector<double>& x) {
     std::vector<double> fx(m);
     model.force(x, fx);
