@@ -11,7 +11,7 @@ void registerBackend_eigen() {
   e.solverTypes = la::eigen::EigenBackend::offeredSolverTypes();
   e.nativePreconditioners = la::eigen::EigenBackend::offeredPreconditioners();
   e.declare = {};  // no options of its own yet
-  e.make = [](const Config&) -> la::BackendPtr { return std::make_unique<la::eigen::EigenBackend>(); };
+  e.make = [](const la::BackendSettings&) -> la::BackendPtr { return std::make_unique<la::eigen::EigenBackend>(); };
   la::backends().add(std::move(e));
 }
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <yaml-cpp/yaml.h>
+
 #include "backends/petsc/petsc_pc.hpp"
 #include "backends/petsc/petsc_preconditioner.hpp"
 
@@ -13,9 +15,9 @@ namespace kinema::la::petsc {
 namespace {
 
 std::string nativeOptionsOf(const LinearSolverOptions& o) {
-  const YAML::Node& native = o.native;
-  if (!native.IsDefined() || native.IsNull() || !native.IsMap()) return "";
-  const YAML::Node p = native["petsc"];
+  const auto it = o.native.find("petsc");
+  if (it == o.native.end()) return "";
+  const YAML::Node p = YAML::Load(it->second);
   if (!p.IsDefined() || p.IsNull()) return "";
   if (!p.IsScalar())
     throw InputError(str("native.petsc of the solver with prefix '", o.prefix,

@@ -17,8 +17,9 @@ void registerBackend_petsc() {
                 "PETSc options for every solver of the run, under each solver's prefix "
                 "(e.g. \"-ksp_monitor -pc_gamg_threshold 0.02\"); a solver's own native.petsc adds to them");
   };
-  e.make = [](const Config& c) -> la::BackendPtr {
-    return std::make_unique<la::petsc::PetscBackend>(c.getString("backend.petsc.options"));
+  e.make = [](const la::BackendSettings& s) -> la::BackendPtr {
+    const auto it = s.find("backend.petsc.options");
+    return std::make_unique<la::petsc::PetscBackend>(it == s.end() ? std::string() : it->second);
   };
   la::backends().add(std::move(e));
 }

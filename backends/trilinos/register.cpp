@@ -1,6 +1,8 @@
 // Registers the Trilinos backend by name; nothing else in Kinema refers to it.
 #include "backends/trilinos/trilinos_backend.hpp"
-#include "framework/core/config.hpp"
+#include <yaml-cpp/yaml.h>
+
+#include "framework/core/params.hpp"
 
 namespace kinema {
 
@@ -27,10 +29,10 @@ void registerBackend_trilinos() {
                    "Amesos2 parameter list for direct solves; 'Solver Name' picks the solver (default: "
                    "MUMPS, SuperLU_DIST or KLU2, the first this Trilinos has)");
   };
-  e.make = [](const Config& c) -> la::BackendPtr {
+  e.make = [](const la::BackendSettings& s) -> la::BackendPtr {
     YAML::Node options(YAML::NodeType::Map);
     for (const char* p : {"belos", "ifpack2", "muelu", "amesos2"})
-      if (YAML::Node t = c.tree(std::string("backend.trilinos.") + p)) options[p] = YAML::Clone(t);
+      if (const auto it = s.find(std::string("backend.trilinos.") + p); it != s.end()) options[p] = YAML::Load(it->second);
     return std::make_unique<la::trilinos::TrilinosBackend>(options);
   };
   la::backends().add(std::move(e));

@@ -18,11 +18,8 @@ namespace {
 bool ownsKokkos = false;
 
 YAML::Node solverNative(const LinearSolverOptions& opts) {
-  if (opts.native && opts.native.IsMap()) {
-    const YAML::Node& n = opts.native;
-    return n["trilinos"];
-  }
-  return YAML::Node();
+  const auto it = opts.native.find("trilinos");
+  return it == opts.native.end() ? YAML::Node() : YAML::Load(it->second);
 }
 }  // namespace
 

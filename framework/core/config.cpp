@@ -404,4 +404,44 @@ std::string Config::resolvedYaml() const {
          source_ + "\n" + em.c_str() + "\n";
 }
 
+namespace {
+void emitFaithful(YAML::Emitter& e, const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map:
+      e << YAML::BeginMap;
+      for (const auto& kv : n) {
+        e << YAML::Key;
+        emitFaithful(e, kv.first);
+        e << YAML::Value;
+        emitFaithful(e, kv.second);
+      }
+      e << YAML::EndMap;
+      return;
+    case YAML::NodeType::Sequence:
+      e << YAML::BeginSeq;
+      for (const auto& v : n) emitFaithful(e, v);
+      e << YAML::EndSeq;
+      return;
+    case YAML::NodeType::Scalar:
+      if (n.Tag() == "!")
+        e << YAML::DoubleQuoted << n.Scalar();
+      else if (!n.Tag().empty() && n.Tag() != "?")
+        e << YAML::VerbatimTag(n.Tag()) << n.Scalar();
+      else
+        e << n.Scalar();
+      return;
+    default:
+      e << YAML::Null;
+      return;
+  }
+}
+}  // namespace
+
+std::string yamlText(const YAML::Node& node) {
+  YAML::Emitter e;
+  e << YAML::Flow;
+  emitFaithful(e, node);
+  return e.c_str();
+}
+
 }  // namespace kinema

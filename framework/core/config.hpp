@@ -13,6 +13,11 @@
 
 namespace kinema {
 
+// YAML text that reads back as the same node: quoted scalars stay quoted (so they stay strings),
+// explicit tags are kept. How a pass-through subtree reaches a layer that takes plain strings
+// (the native options of framework/la).
+std::string yamlText(const YAML::Node& node);
+
 class Config {
  public:
   // Reads a YAML file; a missing file or unreadable YAML is an InputError naming file and line.

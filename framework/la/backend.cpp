@@ -79,7 +79,19 @@ BackendPtr createBackend(const Config& config) {
   const std::string& name = config.getString("backend.name");
   const BackendEntry& entry = backends().get(name);
   KINEMA_CHECK(static_cast<bool>(entry.make), "backend '", name, "' has no factory");
-  BackendPtr b = entry.make(config);
+  ParamSchema own;
+  if (entry.declare) entry.declare(own);
+  BackendSettings settings;
+  for (const ParamSpec& spec : own.specs()) {
+    if (spec.type == ParamType::tree) {
+      if (YAML::Node t = config.tree(spec.key)) settings[spec.key] = yamlText(t);
+    } else {
+      KINEMA_CHECK(spec.type == ParamType::string || spec.type == ParamType::choice, "backend '", name,
+                   "': parameter ", spec.key, " is a ", typeName(spec.type), "; a backend takes strings and trees");
+      settings[spec.key] = config.getString(spec.key);
+    }
+  }
+  BackendPtr b = entry.make(settings);
   KINEMA_CHECK(b != nullptr, "backend '", name, "' factory returned nothing");
   return b;
 }

@@ -2,6 +2,7 @@
 // Backend: the factory of every object of the layer, registered by name ("eigen", "petsc",
 // "trilinos"). Modules receive a Backend& and never know which one it is.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,8 @@ class Backend {
 };
 
 using BackendPtr = std::unique_ptr<Backend>;
+// A backend's parameters as plain text, by full key (e.g. "backend.petsc.options").
+using BackendSettings = std::map<std::string, std::string>;
 
 struct BackendEntry {
   std::string name;
@@ -53,7 +56,9 @@ struct BackendEntry {
   std::vector<std::string> nativePreconditioners;
   // Declares the backend's own parameters (under `backend.<name>.`).
   std::function<void(ParamSchema&)> declare;
-  std::function<BackendPtr(const Config&)> make;
+  // Creates the backend from its parameters: each `backend.<name>.*` key the user gave or that has
+  // a default, strings as they are, trees as YAML text (yamlText).
+  std::function<BackendPtr(const BackendSettings&)> make;
 };
 NamedRegistry<BackendEntry>& backends();
 

@@ -4,8 +4,7 @@
 //
 // Convergence (the same on every backend): ||b - A x||_2 <= max(rtol * ||b||_2, atol), with the
 // true (unpreconditioned) residual.
-#include <yaml-cpp/yaml.h>
-
+#include <map>
 #include <memory>
 #include <string>
 
@@ -48,9 +47,11 @@ struct LinearSolverOptions {
   // A new pattern or another operator object always sets everything up anew.
   std::string reusePreconditioner = "none";
   std::string prefix;                     // option prefix for native pass-through (PETSc, Belos)
-  // This solver's native options, keyed by backend name: native["petsc"] is a PETSc options
-  // string, native["trilinos"] a Teuchos parameter list as YAML. Each backend reads its own.
-  YAML::Node native;
+  // This solver's native options, keyed by backend name, each written as YAML text (the scene
+  // reader converts them, see yamlText in framework/core/config.hpp): native["petsc"] is a PETSc
+  // options string, native["trilinos"] a map of Teuchos parameter lists ({belos: {...}, ...}).
+  // Each backend reads its own.
+  std::map<std::string, std::string> native;
 };
 
 class LinearSolver {

@@ -42,7 +42,8 @@ LinearSolverOptions readLinearSolverOptions(const Config& config, const std::str
   o.maxIterations = static_cast<int>(config.getInt(p + "max_iterations"));
   o.restart = static_cast<int>(config.getInt(p + "restart"));
   o.reusePreconditioner = config.getString(p + "reuse_preconditioner");
-  if (YAML::Node native = config.tree(p + "native")) o.native = YAML::Clone(native);
+  if (YAML::Node native = config.tree(p + "native"); native && native.IsMap())
+    for (const auto& kv : native) o.native[kv.first.as<std::string>()] = yamlText(kv.second);
   o.prefix = prefix;
   std::replace(o.prefix.begin(), o.prefix.end(), '.', '_');
   if (!o.prefix.empty()) o.prefix += '_';

@@ -38,6 +38,20 @@ std::string errorOf(const std::string& yaml, const std::vector<std::string>& set
   return "";
 }
 
+TEST(Config, YamlTextReadsBackTheSameTree) {
+  // What a pass-through tree becomes on its way to framework/la: quoted scalars stay strings.
+  const YAML::Node n = YAML::Load("{belos: {a: '7', b: 7, c: \"x y\", d: [1, 2.5], e: ~}}");
+  const YAML::Node back = YAML::Load(yamlText(n));
+  EXPECT_EQ(back["belos"]["a"].Tag(), "!");
+  EXPECT_EQ(back["belos"]["a"].Scalar(), "7");
+  EXPECT_NE(back["belos"]["b"].Tag(), "!");
+  EXPECT_EQ(back["belos"]["b"].Scalar(), "7");
+  EXPECT_EQ(back["belos"]["c"].Scalar(), "x y");
+  EXPECT_EQ(back["belos"]["d"][1].Scalar(), "2.5");
+  EXPECT_TRUE(back["belos"]["e"].IsNull());
+  EXPECT_EQ(YAML::Load(yamlText(YAML::Load("-ksp_rtol 1e-9 -pc_type gamg"))).Scalar(), "-ksp_rtol 1e-9 -pc_type gamg");
+}
+
 }  // namespace
 
 TEST(Config, DefaultsAndGivenValues) {

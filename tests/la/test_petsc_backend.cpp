@@ -35,7 +35,7 @@ la::LinearSolverOptions solverOptions(const std::string& type, const std::string
   o.rtol = 1e-10;
   o.maxIterations = 2000;
   o.prefix = prefix;
-  if (!native.empty()) o.native = YAML::Load("{petsc: \"" + native + "\"}");
+  if (!native.empty()) o.native["petsc"] = "\"" + native + "\"";
   return o;
 }
 
