@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "framework/core/error.hpp"
+#include "framework/core/param_binding.hpp"
 #include "modules/avi/penalty_layer.hpp"
 #include "modules/avi/scene_params.hpp"
 
@@ -21,86 +22,89 @@ std::string at(const Config& c, const std::string& key) {
 
 }  // namespace
 
+namespace {
+
+// Every `avi.*` key but `avi.scene.*`, bound once to the field it fills.
+const ParamBindings<AviParams>& bindings() {
+  static const ParamBindings<AviParams> b = [] {
+    using P = AviParams;
+    using E = EngineOptions;
+    ParamBindings<P> r;
+    r.real("end_time", &P::endTime, Range::positive(), "simulated time to reach (scene units, e.g. s)");
+    r.real("frame_dt", &P::frameDt, Range::positive(),
+           "interval between common times: one runner step, one diagnostics row (energy, momentum, layers, "
+           "event rates measured at n frame_dt without disturbing the state, README decision 58), one frame / checkpoint "
+           "opportunity; the last step ends exactly at end_time");
+
+    r.real("integrator.c_safe", field(&P::engine, &E::cSafe), Range::leftOpen(0.0, 1.0),
+           "layer step safety C_safe: layer l of a pair ticks with h_l = C_safe sqrt(m_min / (4 k)) l^-3/2 "
+           "(README decision 5), m_min the smallest free vertex mass of the pair; h_1 omega_1 <= C_safe");
+    r.real("integrator.restitution", field(&P::engine, &E::restitution),
+           Range::closed(0.0, 1.0),
+           "coefficient of restitution e (the paper's §7.1): penalty ticks scale their impulse by e while the pair "
+           "separates, by 1 while it approaches; 1 = conservative");
+    r.real("integrator.friction", field(&P::engine, &E::friction), Range::nonNegative(),
+           "Coulomb kinetic friction coefficient mu (the paper's §7.2): every non-zero penalty kick adds a tangential "
+           "impulse min(mu J_n, m_t |v_t|) against the sliding velocity, per layer; no static friction");
+    r.real("integrator.tau_min_factor", field(&P::engine, &E::tauMinFactor),
+           Range::positive(),
+           "minimum useful certificate lifetime tau_min = tau_min_factor h_j, h_j the step of the guarded layer "
+           "(the paper's §6; README decision 4, ESTABLISH): a shorter-lived separating slab activates the layer instead");
+    r.integer("integrator.max_layer", field(&P::engine, &E::maxLayer), Range::closed(1, 1000000),
+              "deepest penalty layer allowed; a pair needing a deeper one stops the run with an error (energy out "
+              "of bounds: B(d) ~ (4/3) k eta^4 / d^2 exceeds any finite energy only as d -> 0)");
+    r.choice("integrator.mode", &P::mode, {"certificates", "brute_force"},
+             "certificates: layers activated and retired by separating-slab certificates (the paper's §6; README decision 4); "
+             "brute_force: layers 1..brute_force_layers of every candidate pair always on the queue, no "
+             "certificates (the reference of tests C1 / C2, README decision 58)");
+    r.integer("integrator.brute_force_layers", field(&P::engine, &E::bruteForceLayers),
+              Range::closed(1, 1000000),
+              "brute_force mode: layers per candidate pair kept on the queue (must cover the deepest layer the "
+              "scene reaches, or contact is lost)");
+    r.boolean("integrator.debug_invariant", field(&P::engine, &E::debugInvariant),
+              "check the certificate invariant of README decision 4 (every layer queued or guarded by a valid certificate) "
+              "after every event (test C3, README decision 58); slow, for tests");
+    r.boolean("integrator.restart_clocks", field(&P::engine, &E::restartClocks),
+              "NEGATIVE TEST ONLY (the paper's §8.1, third experiment; test E2): an activated layer ticks first at the activation time "
+              "instead of on its lattice j h_l; violates clock integrity and makes the energy grow");
+    r.real("integrator.uniform_step", field(&P::engine, &E::uniformStep),
+           Range::nonNegative(),
+           "> 0: every potential (material, gravity and every penalty layer) uses this one step: the "
+           "synchronous variational integrator (leapfrog) baseline; 0: each its own step (AVI)");
+    r.boolean("integrator.dyadic_steps", &P::dyadicSteps,
+              "round every step down to dyadic_base 2^-m (README decision 57, step 1), at every rank count, so a "
+              "run gives the same result at 1, 2 or 3 ranks; false keeps the steps as they are (1 rank only)");
+    r.real("integrator.dyadic_base", field(&P::engine, &E::dyadicBase),
+           Range::nonNegative(),
+           "base of the dyadic steps: > 0 this value; 0 the largest step of the run (material, gravity or "
+           "layer 1 of the heaviest vertex; uniform_step if set), logged at setup");
+
+    r.choice("broad_phase.method", field(&P::engine, &E::broadPhase), {"hash", "all"},
+             "candidate pairs (README decisions 26 and 32): hash = spatial hash of the primitives' boxes grown by the "
+             "margin (framework/geometry; a documented alternative to the paper's BVH + separation lists), "
+             "all = every pair (tiny scenes, tests)");
+    r.real("broad_phase.margin", field(&P::engine, &E::margin), Range::nonNegative(),
+           "broad-phase margin delta: pairs within 2 eta + delta are candidates, valid until some vertex has "
+           "moved delta / 2 since the last rebuild; 0 = 2 eta");
+    r.then([](P& p) { p.engine.bruteForce = p.mode == "brute_force"; });
+    return r;
+  }();
+  return b;
+}
+
+}  // namespace
+
 void declareAviParams(ParamSchema& s) {
-  const EngineOptions d;
-  s.addReal("avi.end_time", 1.0, Range::positive(), "simulated time to reach (scene units, e.g. s)");
-  s.addReal("avi.frame_dt", 0.01, Range::positive(),
-            "interval between common times: one runner step, one diagnostics row (energy, momentum, layers, "
-            "event rates measured at n frame_dt without disturbing the state, README decision 58), one frame / checkpoint "
-            "opportunity; the last step ends exactly at end_time");
-
-  s.addReal("avi.integrator.c_safe", d.cSafe, Range::leftOpen(0.0, 1.0),
-            "layer step safety C_safe: layer l of a pair ticks with h_l = C_safe sqrt(m_min / (4 k)) l^-3/2 "
-            "(README decision 5), m_min the smallest free vertex mass of the pair; h_1 omega_1 <= C_safe");
-  s.addReal("avi.integrator.restitution", d.restitution, Range::closed(0.0, 1.0),
-            "coefficient of restitution e (the paper's §7.1): penalty ticks scale their impulse by e while the pair "
-            "separates, by 1 while it approaches; 1 = conservative");
-  s.addReal("avi.integrator.friction", d.friction, Range::nonNegative(),
-            "Coulomb kinetic friction coefficient mu (the paper's §7.2): every non-zero penalty kick adds a tangential "
-            "impulse min(mu J_n, m_t |v_t|) against the sliding velocity, per layer; no static friction");
-  s.addReal("avi.integrator.tau_min_factor", d.tauMinFactor, Range::positive(),
-            "minimum useful certificate lifetime tau_min = tau_min_factor h_j, h_j the step of the guarded layer "
-            "(the paper's §6; README decision 4, ESTABLISH): a shorter-lived separating slab activates the layer instead");
-  s.addInt("avi.integrator.max_layer", d.maxLayer, Range::closed(1, 1000000),
-           "deepest penalty layer allowed; a pair needing a deeper one stops the run with an error (energy out "
-           "of bounds: B(d) ~ (4/3) k eta^4 / d^2 exceeds any finite energy only as d -> 0)");
-  s.addChoice("avi.integrator.mode", d.bruteForce ? "brute_force" : "certificates", {"certificates", "brute_force"},
-              "certificates: layers activated and retired by separating-slab certificates (the paper's §6; README decision 4); "
-              "brute_force: layers 1..brute_force_layers of every candidate pair always on the queue, no "
-              "certificates (the reference of tests C1 / C2, README decision 58)");
-  s.addInt("avi.integrator.brute_force_layers", d.bruteForceLayers, Range::closed(1, 1000000),
-           "brute_force mode: layers per candidate pair kept on the queue (must cover the deepest layer the "
-           "scene reaches, or contact is lost)");
-  s.addBool("avi.integrator.debug_invariant", d.debugInvariant,
-            "check the certificate invariant of README decision 4 (every layer queued or guarded by a valid certificate) "
-            "after every event (test C3, README decision 58); slow, for tests");
-  s.addBool("avi.integrator.restart_clocks", d.restartClocks,
-            "NEGATIVE TEST ONLY (the paper's §8.1, third experiment; test E2): an activated layer ticks first at the activation time "
-            "instead of on its lattice j h_l; violates clock integrity and makes the energy grow");
-  s.addReal("avi.integrator.uniform_step", d.uniformStep, Range::nonNegative(),
-            "> 0: every potential (material, gravity and every penalty layer) uses this one step: the "
-            "synchronous variational integrator (leapfrog) baseline; 0: each its own step (AVI)");
-  s.addBool("avi.integrator.dyadic_steps", true,
-            "round every step down to dyadic_base 2^-m (README decision 57, step 1), at every rank count, so a "
-            "run gives the same result at 1, 2 or 3 ranks; false keeps the steps as they are (1 rank only)");
-  s.addReal("avi.integrator.dyadic_base", d.dyadicBase, Range::nonNegative(),
-            "base of the dyadic steps: > 0 this value; 0 the largest step of the run (material, gravity or "
-            "layer 1 of the heaviest vertex; uniform_step if set), logged at setup");
-
-  s.addChoice("avi.broad_phase.method", d.broadPhase, {"hash", "all"},
-              "candidate pairs (README decisions 26 and 32): hash = spatial hash of the primitives' boxes grown by the "
-              "margin (framework/geometry; a documented alternative to the paper's BVH + separation lists), "
-              "all = every pair (tiny scenes, tests)");
-  s.addReal("avi.broad_phase.margin", d.margin, Range::nonNegative(),
-            "broad-phase margin delta: pairs within 2 eta + delta are candidates, valid until some vertex has "
-            "moved delta / 2 since the last rebuild; 0 = 2 eta");
-
+  bindings().declare(s, "avi");
   declareSceneParams(s, "avi.scene");
 }
 
 AviParams readAviParams(const Config& c) {
-  AviParams p;
-  EngineOptions& o = p.engine;
-  p.endTime = c.getReal("avi.end_time");
-  p.frameDt = c.getReal("avi.frame_dt");
-  o.cSafe = c.getReal("avi.integrator.c_safe");
-  o.restitution = c.getReal("avi.integrator.restitution");
-  o.friction = c.getReal("avi.integrator.friction");
-  o.tauMinFactor = c.getReal("avi.integrator.tau_min_factor");
-  o.maxLayer = static_cast<int>(c.getInt("avi.integrator.max_layer"));
-  p.mode = c.getString("avi.integrator.mode");
-  o.bruteForce = p.mode == "brute_force";
-  o.bruteForceLayers = static_cast<int>(c.getInt("avi.integrator.brute_force_layers"));
-  o.debugInvariant = c.getBool("avi.integrator.debug_invariant");
-  o.restartClocks = c.getBool("avi.integrator.restart_clocks");
-  o.uniformStep = c.getReal("avi.integrator.uniform_step");
-  o.dyadicBase = c.getReal("avi.integrator.dyadic_base");
-  p.dyadicSteps = c.getBool("avi.integrator.dyadic_steps");
+  AviParams p = bindings().read(c, "avi");
+  const EngineOptions& o = p.engine;
   if (!p.dyadicSteps && c.isSet("avi.integrator.dyadic_base"))
     throw InputError(str(c.where("avi.integrator.dyadic_base"),
                          "avi.integrator.dyadic_base is set but avi.integrator.dyadic_steps is false"));
-  o.broadPhase = c.getString("avi.broad_phase.method");
-  o.margin = c.getReal("avi.broad_phase.margin");
 
   // Cross-key checks: each names the key the user set and where.
   if (!o.bruteForce && c.isSet("avi.integrator.brute_force_layers"))
