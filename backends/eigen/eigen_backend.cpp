@@ -6,6 +6,7 @@
 #include "backends/eigen/eigen_vector.hpp"
 #include "framework/core/error.hpp"
 #include "framework/la/krylov.hpp"
+#include "framework/la/solver_types.hpp"
 
 namespace kinema::la::eigen {
 
@@ -32,7 +33,7 @@ std::unique_ptr<LinearSolver> EigenBackend::createLinearSolver(const LinearSolve
 }
 
 std::vector<std::string> EigenBackend::offeredPreconditioners() { return {"jacobi", "ic0", "ssor", "direct"}; }
-std::vector<std::string> EigenBackend::offeredSolverTypes() { return {"cg", "minres", "gmres", "direct"}; }
+std::vector<std::string> EigenBackend::offeredSolverTypes() { return linearSolverTypes(); }
 std::vector<std::string> EigenBackend::nativePreconditioners() const { return offeredPreconditioners(); }
 std::vector<std::string> EigenBackend::solverTypes() const { return offeredSolverTypes(); }
 

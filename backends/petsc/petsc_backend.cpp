@@ -6,6 +6,7 @@
 #include "backends/petsc/petsc_preconditioner.hpp"
 #include "backends/petsc/petsc_solver.hpp"
 #include "backends/petsc/petsc_vector.hpp"
+#include "framework/la/solver_types.hpp"
 
 namespace kinema::la::petsc {
 
@@ -42,7 +43,7 @@ std::unique_ptr<LinearSolver> PetscBackend::createLinearSolver(const LinearSolve
 }
 
 std::vector<std::string> PetscBackend::offeredPreconditioners() { return nativePcNames(); }
-std::vector<std::string> PetscBackend::offeredSolverTypes() { return {"cg", "minres", "gmres", "direct"}; }
+std::vector<std::string> PetscBackend::offeredSolverTypes() { return linearSolverTypes(); }
 std::vector<std::string> PetscBackend::nativePreconditioners() const { return offeredPreconditioners(); }
 std::vector<std::string> PetscBackend::solverTypes() const { return offeredSolverTypes(); }
 

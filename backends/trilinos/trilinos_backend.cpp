@@ -11,6 +11,7 @@
 #include "backends/trilinos/trilinos_vector.hpp"
 #include "framework/core/error.hpp"
 #include "framework/core/mpi_context.hpp"
+#include "framework/la/solver_types.hpp"
 
 namespace kinema::la::trilinos {
 
@@ -75,7 +76,7 @@ std::unique_ptr<LinearSolver> TrilinosBackend::createLinearSolver(const LinearSo
 }
 
 std::vector<std::string> TrilinosBackend::offeredPreconditioners() { return {"jacobi", "ssor", "ic0", "amg", "direct"}; }
-std::vector<std::string> TrilinosBackend::offeredSolverTypes() { return {"cg", "minres", "gmres", "direct"}; }
+std::vector<std::string> TrilinosBackend::offeredSolverTypes() { return linearSolverTypes(); }
 std::vector<std::string> TrilinosBackend::nativePreconditioners() const { return offeredPreconditioners(); }
 std::vector<std::string> TrilinosBackend::solverTypes() const { return offeredSolverTypes(); }
 

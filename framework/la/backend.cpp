@@ -3,15 +3,13 @@
 #include <algorithm>
 
 #include "framework/core/error.hpp"
+#include "framework/core/strings.hpp"
+#include "framework/la/distributed_backends.hpp"
 
 namespace kinema::la {
 
 namespace {
-std::string joined(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s.empty() ? "none" : s;
-}
+std::string joined(const std::vector<std::string>& names) { return joinNames(names, "none"); }
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -58,6 +56,19 @@ void Backend::requireUsable(const IndexMap& map) const {
   else
     msg += "use a distributed backend: " + joined(capable);
   throw InputError(msg);
+}
+
+std::string distributedBackendNames() {
+  std::vector<std::string> capable;
+  for (const auto& [n, e] : backends().entries())
+    if (e.distributed) capable.push_back(n);
+  return joinNames(capable, "none is registered", " or ");
+}
+
+void requireDistributedBackend(const Backend& backend, int ranks, const std::string& who) {
+  if (ranks <= 1 || backend.distributed()) return;
+  throw InputError(str(who, ": a run on ", ranks, " ranks needs a distributed backend (", distributedBackendNames(),
+                       "); the scene uses ", backend.name()));
 }
 
 NamedRegistry<BackendEntry>& backends() {

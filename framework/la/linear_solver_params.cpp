@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "framework/core/error.hpp"
+#include "framework/core/strings.hpp"
+#include "framework/la/solver_types.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/la/preconditioner.hpp"
 
@@ -11,7 +13,7 @@ namespace kinema::la {
 void declareLinearSolverParams(ParamSchema& schema, const std::string& prefix,
                                const LinearSolverOptions& defaults) {
   const std::string p = prefix.empty() ? "" : prefix + ".";
-  schema.addChoice(p + "type", defaults.type, {"cg", "minres", "gmres", "direct"},
+  schema.addChoice(p + "type", defaults.type, linearSolverTypes(),
                    "linear solver: cg (SPD), minres (symmetric), gmres (general) or direct");
   schema.addString(p + "preconditioner", defaults.preconditioner,
                    "preconditioner: none, jacobi, ic0, ssor, amg, direct or a framework one");
@@ -69,8 +71,7 @@ void checkLinearSolverChoices(const Config& config, const ParamSchema& schema) {
     if (!schema.find(prefix + "reuse_preconditioner")) continue;
     const std::string value = config.getString(spec.key);
     if (std::find(offered.begin(), offered.end(), value) != offered.end()) continue;
-    std::string list;
-    for (const auto& n : offered) list += (list.empty() ? "" : ", ") + n;
+    const std::string list = joinNames(offered);
     std::string elsewhere;
     for (const auto& [name, other] : backends().entries()) {
       const auto& pcs = other.nativePreconditioners;

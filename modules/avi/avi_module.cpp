@@ -5,6 +5,7 @@
 
 #include "framework/core/error.hpp"
 #include "framework/core/log.hpp"
+#include "framework/la/distributed_backends.hpp"
 #include "modules/avi/scene_params.hpp"
 
 namespace kinema::avi {
@@ -36,9 +37,7 @@ void AviModule::setup(run::RunContext& ctx) {
   const Config& c = ctx.config;
   p_ = readAviParams(c);
   generator_ = c.getString("avi.scene.generator");
-  if (ctx.comm.size() > 1 && !ctx.backend.distributed())
-    throw InputError(str("avi: a run on ", ctx.comm.size(), " ranks needs a distributed backend (petsc or trilinos); ",
-                         "the scene uses ", ctx.backend.name()));
+  la::requireDistributedBackend(ctx.backend, ctx.comm.size(), "avi");
   Scene scene = buildScene(c, "avi.scene");
   sceneName_ = scene.name.empty() ? generator_ : scene.name;
   // README decision 57, step 1: every step is dyadic by default, at every rank count, so the result

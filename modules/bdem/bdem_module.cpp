@@ -5,6 +5,7 @@
 
 #include "framework/core/error.hpp"
 #include "framework/core/log.hpp"
+#include "framework/la/distributed_backends.hpp"
 #include "framework/solvers/manifold_rigid.hpp"
 #include "modules/bdem/explicit_stepper.hpp"
 #include "modules/bdem/fracture.hpp"
@@ -49,9 +50,7 @@ void BdemModule::setup(run::RunContext& ctx) {
   p_ = readBdemParams(c);
   backend_ = &ctx.backend;
   generator_ = c.getString("bdem.scene.generator");
-  if (ctx.comm.size() > 1 && !ctx.backend.distributed())
-    throw InputError(str("bdem: a run on ", ctx.comm.size(), " ranks needs a distributed backend (petsc or trilinos); ",
-                         "the scene uses ", ctx.backend.name()));
+  la::requireDistributedBackend(ctx.backend, ctx.comm.size(), "bdem");
   s_ = buildScene(c, "bdem.scene");
   applyModelParams(p_, s_);
   if (packedGenerator(generator_) && c.getString("bdem.scene.material.calibration") == "lattice") {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "framework/core/error.hpp"
+#include "framework/core/strings.hpp"
 
 namespace kinema::bdem {
 
@@ -67,9 +68,7 @@ void checkFields(const Config& c, const std::string& key, const YAML::Node& node
   for (const auto& kv : node) {
     const std::string f = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), f) == allowed.end()) {
-      std::string list;
-      for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      treeError(c, key + "." + f, str("unknown field '", f, "' (valid: ", list, ")"));
+      treeError(c, key + "." + f, str("unknown field '", f, "' (valid: ", joinNames(allowed), ")"));
     }
   }
 }
@@ -152,11 +151,9 @@ ParticleSets readParticleSets(const Config& c, const System& scene) {
     } else if (field == "grip") {
       const std::string g = readString(c, fkey, v);
       int index = -1;
-      std::string names;
-      for (std::size_t k = 0; k < scene.grips.size(); ++k) {
+      for (std::size_t k = 0; k < scene.grips.size(); ++k)
         if (scene.grips[k].name == g) index = static_cast<int>(k);
-        names += (names.empty() ? "" : ", ") + scene.grips[k].name;
-      }
+      const std::string names = joinNamesBy(scene.grips, [](const auto& grip) { return grip.name; });
       if (index < 0)
         treeError(c, fkey, str("the scene has no grip '", g, "' (its grips: ", names.empty() ? "none" : names, ")"));
       for (std::size_t a = 0; a < n; ++a)
@@ -189,8 +186,7 @@ ParticleSets readParticleSets(const Config& c, const System& scene) {
 const ParticleSet& namedSet(const Config& c, const ParticleSets& sets, const std::string& key, const std::string& name) {
   const auto it = sets.find(name);
   if (it == sets.end()) {
-    std::string names;
-    for (const auto& kv : sets) names += (names.empty() ? "" : ", ") + kv.first;
+    const std::string names = joinNamesBy(sets, [](const auto& kv) { return kv.first; });
     treeError(c, key, str("no particle set '", name, "' (declared under bdem.sets: ", names, ")"));
   }
   return it->second;

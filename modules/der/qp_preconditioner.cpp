@@ -4,6 +4,7 @@
 #include "modules/der/qp_preconditioner.hpp"
 
 #include "framework/core/error.hpp"
+#include "framework/core/strings.hpp"
 #include "modules/der/amg_qp_preconditioner.hpp"
 #include "modules/der/asc_preconditioner.hpp"
 #include "modules/der/band_incomplete_cholesky.hpp"
@@ -35,9 +36,7 @@ std::shared_ptr<BandedQpPreconditioner> makeQpPreconditioner(const std::string& 
     return std::make_shared<IncompleteCholeskyQpPreconditioner>(o);
   }
   if (name == "amg") return std::make_shared<AmgQpPreconditioner>(backend);
-  std::string known;
-  for (const auto& n : qpPreconditionerNames()) known += (known.empty() ? "" : ", ") + n;
-  throw InputError(str("unknown BCQP preconditioner '", name, "' (known: ", known, ")"));
+  throw InputError(str("unknown BCQP preconditioner '", name, "' (known: ", joinNames(qpPreconditionerNames()), ")"));
 }
 
 }  // namespace kinema::der

@@ -5,16 +5,12 @@
 
 #include "framework/core/agree.hpp"
 #include "framework/core/error.hpp"
+#include "framework/core/index_cast.hpp"
 #include "framework/core/log.hpp"
+#include "framework/la/distributed_backends.hpp"
 #include "modules/impact/sim_generators.hpp"
 
 namespace kinema::impact {
-
-namespace {
-
-std::size_t u(std::int64_t i) { return static_cast<std::size_t>(i); }
-
-}  // namespace
 
 void ImpactModule::declare(ParamSchema& schema) {
   schema.addChoice("impact.scene.type", "cradle",
@@ -187,7 +183,7 @@ void ImpactModule::setup(run::RunContext& ctx) {
   if (o.distributedIslandContacts > 0 && ctx.comm.size() > 1 && !ctx.backend.distributed())
     throw InputError(str(c.where("impact.sim.distributed_island_contacts"),
                          ": impact.sim.distributed_island_contacts: islands solved across ranks need a distributed "
-                         "backend (petsc or trilinos); the scene runs on ", ctx.backend.name()));
+                         "backend (", la::distributedBackendNames(), "); the scene runs on ", ctx.backend.name()));
   stepper_ = std::make_unique<SimStepper>(std::move(w), std::move(o), ctx.comm,
                                           distributed ? WorldInput::Distributed : WorldInput::Replicated);
   energy0_ = energyNow_ = stepper_->kineticEnergy() + stepper_->potentialEnergy();

@@ -7,13 +7,13 @@
 #include <limits>
 
 #include "framework/core/error.hpp"
+#include "framework/core/index_cast.hpp"
 
 namespace kinema::impact {
 
 namespace {
 
 constexpr int kBins = 1024;  // histogram bins per refinement (two refinements: extent / kBins²)
-std::size_t u(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 int binOf(double x, double lo, double width) {
   if (!(width > 0.0)) return 0;

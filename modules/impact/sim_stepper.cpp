@@ -10,6 +10,7 @@
 
 #include "framework/core/agree.hpp"
 #include "framework/core/error.hpp"
+#include "framework/core/index_cast.hpp"
 #include "framework/core/timer.hpp"
 #include "modules/impact/distributed_gr.hpp"
 #include "modules/impact/friction.hpp"
@@ -23,7 +24,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-std::size_t u(std::int64_t i) { return static_cast<std::size_t>(i); }
 constexpr std::int64_t kNoLabel = std::numeric_limits<std::int64_t>::max();
 
 // Velocity of a body's material point p.

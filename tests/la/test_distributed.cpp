@@ -3,12 +3,36 @@
 // ranks and exchange ghosts on the world communicator.
 #include <gtest/gtest.h>
 
+#include "framework/la/distributed_backends.hpp"
 #include "la_test_util.hpp"
 
 namespace kinema::test {
 namespace {
 
 class RankTest : public BackendTest {};
+
+// The names modules print when a run on several ranks needs a distributed backend come from the
+// registry: each distributed backend, joined by "or"; a module's check names itself and the backend.
+TEST_P(RankTest, DistributedBackendNamesComeFromTheRegistry) {
+  const std::vector<std::string> capable = backendNames(true);
+  const std::string names = la::distributedBackendNames();
+  for (const std::string& n : capable) EXPECT_NE(names.find(n), std::string::npos) << names;
+  if (capable.size() == 2) {
+    EXPECT_EQ(names, capable[0] + " or " + capable[1]);
+  }
+  EXPECT_NO_THROW(la::requireDistributedBackend(*backend, 1, "demo"));
+  if (backend->distributed()) {
+    EXPECT_NO_THROW(la::requireDistributedBackend(*backend, 3, "demo"));
+    return;
+  }
+  try {
+    la::requireDistributedBackend(*backend, 3, "demo");
+    ADD_FAILURE() << "a one-process backend accepted 3 ranks";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.message(), "demo: a run on 3 ranks needs a distributed backend (" + names +
+                                         "); the scene uses " + backend->name());
+  }
+}
 
 TEST_P(RankTest, OneProcessBackendRefusesDistributedMaps) {
   Comm world = Comm::world();
