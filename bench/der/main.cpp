@@ -70,6 +70,7 @@
 #include "modules/der/strand_partition.hpp"
 #include "modules/der/strand_set_file.hpp"
 #include "bench/common/bench_util.hpp"
+#include "bench/common/memory.hpp"
 
 namespace kinema {
 void registerBuiltins();
@@ -494,23 +495,9 @@ void memory(bool quick) {
 
 // ---- 6. set-up per rank ----------------------------------------------------------------------
 
-// A field of /proc/self/status in KB ("VmRSS", "VmHWM"), -1 if absent.
-long statusKb(const std::string& field) {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
-  return -1;
-}
-
-// Hands freed heap back to the OS and resets the peak RSS (VmHWM) to the current RSS (Linux >= 4.0:
-// writing 5 to /proc/self/clear_refs). Returns false if the reset is not available.
-bool resetPeakRss() {
-  malloc_trim(0);
-  std::ofstream f("/proc/self/clear_refs");
-  f << "5";
-  f.close();
-  return static_cast<bool>(f);
-}
+// statusKb and resetPeakRss: bench/common/memory.hpp.
+using bench::resetPeakRss;
+using bench::statusKb;
 
 struct SetupFigures {
   double seconds = 0.0;   // busiest rank
