@@ -5,24 +5,55 @@
 #include <sstream>
 
 #include "framework/core/log.hpp"
+#include "framework/core/param_binding.hpp"
 #include "framework/core/timer.hpp"
 #include "framework/la/linear_solver_params.hpp"
 
 namespace kinema::poisson {
 
+namespace {
+
+// Every poisson.* key, bound once to the field it fills (framework/core/param_binding.hpp).
+struct Params {
+  long n = 16;
+  long levels = 1;
+  std::string solution = "exponential";
+  la::LinearSolverOptions solver = [] {
+    la::LinearSolverOptions o;
+    o.type = "cg";
+    o.preconditioner = "jacobi";
+    o.rtol = 1e-10;
+    o.maxIterations = 20000;
+    return o;
+  }();
+};
+
+const ParamBindings<Params>& bindings() {
+  static const ParamBindings<Params> b = [] {
+    ParamBindings<Params> r;
+    r.integer("n", &Params::n, Range::closed(2, 4096),
+              "grid cells per direction at the first level (h = 1/n, (n-1)^3 unknowns)");
+    r.integer("levels", &Params::levels, Range::closed(1, 10),
+              "number of solves; each level doubles n (the error should drop about 4x per level)");
+    r.choice("solution", &Params::solution, {"exponential", "sine"},
+             "manufactured solution: exp(x+2y+3z) (non-zero boundary) or sin(pi x)sin(pi y)sin(pi z)");
+    return r;
+  }();
+  return b;
+}
+
+Params readParams(const Config& config) {
+  Params p = bindings().read(config, "poisson");
+  p.solver = la::readLinearSolverOptions(config, "poisson.solver");
+  return p;
+}
+
+}  // namespace
+
 void PoissonModule::declare(ParamSchema& schema) {
-  schema.addInt("poisson.n", 16, Range::closed(2, 4096),
-                "grid cells per direction at the first level (h = 1/n, (n-1)^3 unknowns)");
-  schema.addInt("poisson.levels", 1, Range::closed(1, 10),
-                "number of solves; each level doubles n (the error should drop about 4x per level)");
-  schema.addChoice("poisson.solution", "exponential", {"exponential", "sine"},
-                   "manufactured solution: exp(x+2y+3z) (non-zero boundary) or sin(pi x)sin(pi y)sin(pi z)");
-  la::LinearSolverOptions defaults;
-  defaults.type = "cg";
-  defaults.preconditioner = "jacobi";
-  defaults.rtol = 1e-10;
-  defaults.maxIterations = 20000;
-  la::declareLinearSolverParams(schema, "poisson.solver", defaults);
+  const Params defaults;
+  bindings().declare(schema, "poisson", defaults);
+  la::declareLinearSolverParams(schema, "poisson.solver", defaults.solver);
 }
 
 run::ResourceEstimate PoissonModule::estimate(const Config& config, int ranks) {
@@ -31,7 +62,8 @@ run::ResourceEstimate PoissonModule::estimate(const Config& config, int ranks) {
   // Jacobi or IC(0) (matrix, assembly, vectors, Krylov work vectors) on eigen and petsc, plus about
   // 80 MB per process (MPI, HDF5, the backends' libraries). An AMG hierarchy or a direct factor is
   // not counted: for them the estimate is a lower bound.
-  const long long n0 = config.getInt("poisson.n"), levels = config.getInt("poisson.levels");
+  const Params p = readParams(config);
+  const long long n0 = p.n, levels = p.levels;
   const double n = static_cast<double>(n0) * std::pow(2.0, static_cast<double>(levels - 1));
   const double unknowns = std::pow(n - 1, 3);
   run::ResourceEstimate e;
@@ -47,10 +79,11 @@ run::ResourceEstimate PoissonModule::estimate(const Config& config, int ranks) {
 }
 
 void PoissonModule::setup(run::RunContext& ctx) {
-  n0_ = ctx.config.getInt("poisson.n");
-  levels_ = ctx.config.getInt("poisson.levels");
-  solution_.name = ctx.config.getString("poisson.solution");
-  solverOptions_ = la::readLinearSolverOptions(ctx.config, "poisson.solver");
+  const Params p = readParams(ctx.config);
+  n0_ = p.n;
+  levels_ = p.levels;
+  solution_.name = p.solution;
+  solverOptions_ = p.solver;
   if (cellsAt(levels_) > 4096)
     throw InputError(str(ctx.config.where("poisson.levels"), ": poisson.levels: ", levels_,
                          " levels from n = ", n0_, " reach n = ", cellsAt(levels_),
