@@ -77,7 +77,7 @@ py::dict solve(const Dense& A, const Dense& b, const std::optional<Dense>& lower
   r["x"] = x;
   r["iterations"] = st.iterations;
   r["converged"] = st.converged;
-  r["reason"] = st.reason;
+  r["reason"] = std::string(name(st.reason));
   r["cg_steps"] = st.cgSteps;
   r["expansion_steps"] = st.expansionSteps;
   r["proportioning_steps"] = st.proportioningSteps;
