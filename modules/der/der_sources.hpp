@@ -8,12 +8,11 @@
 
 #include "framework/core/comm.hpp"
 #include "framework/core/config.hpp"
+#include "framework/core/index_cast.hpp"  // u(), used by the der_*.cpp files that include this
 #include "modules/der/hair_file.hpp"
 #include "modules/der/strand.hpp"
 
 namespace kinema::der {
-
-inline std::size_t u(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 // The strands of the scene, from their sizes alone (docs/modules/der.md, "Several ranks"): every
 // rank knows every strand's vertex count (an O(strands) table: the generator's arguments, the
