@@ -2,12 +2,13 @@
 # needs neither clang nor a sanitizer runtime.
 #
 # KINEMA_SANITIZE=<list>   e.g. "address,undefined": every target (libraries, CLI, tests) compiled
-#                          and linked with -fsanitize=<list> -fno-omit-frame-pointer (gcc or clang).
-#                          scripts/sanitize configures build-asan/ with it.
+#                          and linked with -fsanitize=<list> -fno-omit-frame-pointer (gcc or clang),
+#                          for use by hand (CI's sanitizer job uses KINEMA_FUZZ's build instead).
 # KINEMA_FUZZ=ON           clang only: the whole build compiled with
 #                          -fsanitize=fuzzer-no-link,address,undefined and the libFuzzer harnesses
-#                          of tests/fuzz linked with -fsanitize=fuzzer. scripts/fuzz configures
-#                          build-fuzz/ with it.
+#                          of tests/fuzz linked with -fsanitize=fuzzer. scripts/sanitize and
+#                          scripts/fuzz configure build-fuzz/ with it: one build serves both jobs
+#                          (the CLI and the tests link without libFuzzer).
 set(KINEMA_SANITIZE "" CACHE STRING "Sanitizers for every target, e.g. address,undefined (empty: none)")
 option(KINEMA_FUZZ "Build the libFuzzer harnesses of tests/fuzz (clang only)" OFF)
 
