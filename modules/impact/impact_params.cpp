@@ -101,7 +101,9 @@ void declareImpactParams(ParamSchema& schema, const std::string& prefix, const I
 }
 
 ImpactParams readImpactParams(const Config& config, const std::string& prefix) {
-  return bindings().read(config, prefix);
+  ImpactParams p;
+  bindings().readInto(config, prefix, p);
+  return p;
 }
 
 }  // namespace kinema::impact
