@@ -13,7 +13,8 @@
 //
 // A field is a pointer to member or a callable `T& (Options&)` (for a field of a member struct:
 // `field(&Options::bounds, &Bounds::mu)`, or any `[](Options& o) -> double& {...}`). Fields derived from others are computed by
-// `then`, after every bound field is read.
+// `then` (or `thenWithPrefix`, from the prefix too), after every bound field is read. Choices that
+// come from a registry (`choiceFrom`) are asked for each time the schema is declared.
 #include <deque>
 #include <functional>
 #include <string>
@@ -54,12 +55,18 @@ class ParamBindings {
       onlyWhenSet_ = true;
       return *this;
     }
+    // The key must be given (ParamSpec::required): validation refuses a config without it.
+    Binding& required() {
+      required_ = true;
+      return *this;
+    }
     const std::string& key() const { return key_; }
 
    private:
     friend class ParamBindings;
     std::string key_;
     bool onlyWhenSet_ = false;
+    bool required_ = false;
     std::function<ParamSpec&(ParamSchema&, const std::string&, Options&)> declare_;
     std::function<void(const Config&, const std::string&, Options&)> read_;
     std::string infinity_;
@@ -116,6 +123,19 @@ class ParamBindings {
                [field](const Config& c, const std::string& k, Options& o) { get(field, o) = c.getString(k); });
   }
 
+  // A string field whose choices are asked for when the schema is declared, not when the key is
+  // bound: the names of a registry (modules, backends, preconditioners) that plugins may still add
+  // to after the bindings were built.
+  template <class F>
+  Binding& choiceFrom(std::string key, F field, std::function<std::vector<std::string>()> choices,
+                      std::string help) {
+    return add(std::move(key),
+               [field, choices, help](ParamSchema& s, const std::string& k, Options& d) -> ParamSpec& {
+                 return s.addChoice(k, get(field, d), choices(), help);
+               },
+               [field](const Config& c, const std::string& k, Options& o) { get(field, o) = c.getString(k); });
+  }
+
   // A field of any type (an enum, a flag) chosen by name: `names` pairs each choice with its value.
   template <class F>
   Binding& choiceOf(std::string key, F field, std::vector<std::pair<std::string, FieldType<F>>> names,
@@ -149,6 +169,17 @@ class ParamBindings {
                [field](const Config& c, const std::string& k, Options& o) { get(field, o) = c.getRealList(k); });
   }
 
+  // A pass-through subtree (ParamType::tree, not validated) read as its YAML node (the config's
+  // own, not a copy): undefined where the user gave none.
+  template <class F>
+  Binding& tree(std::string key, F field, std::string help) {
+    return add(std::move(key),
+               [help](ParamSchema& s, const std::string& k, Options&) -> ParamSpec& { return s.addTree(k, help); },
+               [field](const Config& c, const std::string& k, Options& o) {
+                 get(field, o).reset(c.tree(k));  // rebinds: `=` would write into a node copies share
+               });
+  }
+
   // A key whose field needs a conversion (e.g. a list into a vector type): `declare` adds its spec
   // from the defaults, `read` fills the field from the validated config; both get the full key.
   Binding& custom(std::string key, std::function<ParamSpec&(ParamSchema&, const std::string&, const Options&)> declare,
@@ -174,7 +205,14 @@ class ParamBindings {
   }
 
   // Runs after every bound field is read, in the order given: fields derived from others.
-  void then(std::function<void(Options&)> derive) { derived_.push_back(std::move(derive)); }
+  void then(std::function<void(Options&)> derive) {
+    derived_.push_back([derive = std::move(derive)](Options& o, const std::string&) { derive(o); });
+  }
+  // The same for a field derived from the prefix the struct is read under (e.g. a solver's
+  // native option prefix "poisson_solver_" from "poisson.solver").
+  void thenWithPrefix(std::function<void(Options&, const std::string& prefix)> derive) {
+    derived_.push_back(std::move(derive));
+  }
 
   // Declares every bound key under `prefix` with the defaults' field values.
   void declare(ParamSchema& schema, const std::string& prefix, const Options& defaults = Options{}) const {
@@ -187,6 +225,7 @@ class ParamBindings {
       const Binding& b = bindings_[i];
       ParamSpec& spec = b.declare_(schema, join(prefix, b.key_), d);
       if (!b.infinity_.empty()) spec.infiniteMeans(b.infinity_);
+      if (b.required_) spec.required = true;
     }
   }
 
@@ -197,7 +236,7 @@ class ParamBindings {
       if (!b.onlyWhenSet_ || config.isSet(key)) b.read_(config, key, out);
     }
     for (const Nested& n : nested_) n.read(config, join(prefix, n.key), out);
-    for (const auto& derive : derived_) derive(out);
+    for (const auto& derive : derived_) derive(out, prefix);
   }
 
   Options read(const Config& config, const std::string& prefix, Options start = Options{}) const {
@@ -244,7 +283,7 @@ class ParamBindings {
   std::deque<Binding> bindings_;  // a deque: a returned Binding& stays valid as others are added
   std::vector<Nested> nested_;
   std::vector<std::pair<bool, std::size_t>> order_;  // (nested?, index) in the order bound
-  std::vector<std::function<void(Options&)>> derived_;
+  std::vector<std::function<void(Options&, const std::string&)>> derived_;
 };
 
 }  // namespace kinema

@@ -164,3 +164,70 @@ TEST(ParamBinding, AKeyBoundTwiceOrADefaultWithoutANameIsRefused) {
   ParamSchema s;
   EXPECT_THROW(named.declare(s, "m"), Error);  // the default armijo has no name
 }
+
+namespace {
+
+std::vector<std::string>& registeredNames() {
+  static std::vector<std::string> names{"alpha", "beta"};
+  return names;
+}
+
+struct Late {
+  std::string kind = "alpha";
+  std::string who = "me";
+  YAML::Node extra;
+  std::string prefix;  // derived from the prefix read under
+};
+
+const ParamBindings<Late>& lateBindings() {
+  static const ParamBindings<Late> b = [] {
+    ParamBindings<Late> r;
+    r.choiceFrom("kind", &Late::kind, [] { return registeredNames(); }, "a registered name");
+    r.string("who", &Late::who, "who").required();
+    r.tree("extra", &Late::extra, "passed through");
+    r.thenWithPrefix([](Late& l, const std::string& prefix) { l.prefix = prefix; });
+    return r;
+  }();
+  return b;
+}
+
+}  // namespace
+
+TEST(ParamBinding, ChoicesFromARegistryAreAskedForWhenDeclared) {
+  ParamSchema before;
+  lateBindings().declare(before, "m");
+  EXPECT_EQ(before.find("m.kind")->choices, (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_THROW(validated("m: {kind: gamma, who: x}\n", before), InputError);
+
+  registeredNames().push_back("gamma");  // registered after the bindings were built (a plugin)
+  ParamSchema after;
+  lateBindings().declare(after, "m");
+  EXPECT_EQ(after.find("m.kind")->type, ParamType::choice);
+  EXPECT_EQ(lateBindings().read(validated("m: {kind: gamma, who: x}\n", after), "m").kind, "gamma");
+  try {
+    validated("m: {kind: gamam, who: x}\n", after);
+    ADD_FAILURE() << "a typo of a registered name was accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("m.kind"), std::string::npos) << m;
+    EXPECT_NE(m.find("did you mean 'gamma'"), std::string::npos) << m;
+  }
+  registeredNames().pop_back();
+}
+
+TEST(ParamBinding, RequiredTreesAndFieldsDerivedFromThePrefix) {
+  ParamSchema s;
+  lateBindings().declare(s, "m.sub");
+  EXPECT_TRUE(s.find("m.sub.who")->required);
+  EXPECT_FALSE(s.find("m.sub.kind")->required);
+  EXPECT_EQ(s.find("m.sub.extra")->type, ParamType::tree);
+  EXPECT_THROW(validated("m: {sub: {kind: beta}}\n", s), InputError);  // who is required
+
+  const Late l = lateBindings().read(validated("m: {sub: {who: you, extra: {a: 1, b: [2, 3]}}}\n", s), "m.sub");
+  EXPECT_EQ(l.who, "you");
+  ASSERT_TRUE(l.extra.IsMap());
+  EXPECT_EQ(l.extra["a"].as<int>(), 1);
+  EXPECT_EQ(l.prefix, "m.sub");
+  const Late none = lateBindings().read(validated("m: {sub: {who: you}}\n", s), "m.sub");
+  EXPECT_FALSE(none.extra.IsDefined() && !none.extra.IsNull());
+}
