@@ -62,41 +62,59 @@ struct Hid {
 // One checkpoint's checksums: "/dataset" and "@attribute" -> value.
 using Checksums = std::map<std::string, std::uint64_t>;
 
+struct LinkWalk {
+  std::vector<std::string> names;
+  std::uint64_t links = 0, limit = 0;
+};
+
 herr_t collectDataset(hid_t group, const char* name, const H5L_info_t* info, void* data) {
+  auto* walk = static_cast<LinkWalk*>(data);
+  // Each link takes a symbol-table entry of the file (40 bytes with 8-byte addresses, more in the
+  // newer link storage): more links than limit means a damaged file whose walk would not end.
+  if (++walk->links > walk->limit) return -1;
   if (info->type != H5L_TYPE_HARD) return 0;
   Hid obj(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
-  if (obj.ok() && H5Iget_type(obj.id) == H5I_DATASET)
-    static_cast<std::vector<std::string>*>(data)->push_back(std::string("/") + name);
+  if (obj.ok() && H5Iget_type(obj.id) == H5I_DATASET) walk->names.push_back(std::string("/") + name);
   return 0;
 }
 
-// The datasets of the file, sorted (the same list on every rank).
-std::vector<std::string> datasetsOf(hid_t file) {
-  std::vector<std::string> names;
-  if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, collectDataset, &names) < 0)
-    throw Error("HDF5: cannot list the datasets");
-  std::sort(names.begin(), names.end());
-  return names;
+// The datasets of the file, sorted (the same list on every rank). Bounded by the file's size.
+std::vector<std::string> datasetsOf(hid_t file, const std::string& path, std::uint64_t fileBytes) {
+  LinkWalk walk;
+  walk.limit = fileBytes / 16 + 16;
+  if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, collectDataset, &walk) < 0) {
+    if (walk.links > walk.limit)
+      throw InputError(str("HDF5: ", path, " is damaged: its groups hold more than ", walk.limit,
+                           " links, more than a file of ", fileBytes, " bytes can"));
+    throw InputError(str("HDF5: cannot list the datasets of ", path));
+  }
+  std::sort(walk.names.begin(), walk.names.end());
+  return std::move(walk.names);
 }
 
 // This rank's share of a dataset's element sum: rows [r R / P, (r + 1) R / P), read in chunks.
-std::uint64_t partialDatasetSum(hid_t file, const std::string& name, const Comm& comm, std::uint64_t& elements) {
+// The extent is checked against the file's size first (checkStorage, hdf5_file.hpp): the buffer
+// below is sized from it, and a damaged file's fill values would otherwise be read by the GB.
+std::uint64_t partialDatasetSum(hid_t file, const std::string& path, std::uint64_t fileBytes, const std::string& name,
+                                const Comm& comm, std::uint64_t& elements) {
   Hid d(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!d.ok()) throw Error(str("HDF5: cannot open dataset ", name));
+  if (!d.ok()) throw InputError(str("HDF5: cannot open dataset '", name, "' in ", path));
+  elements = checkStorage(d.id, name, path, fileBytes);
   Hid space(H5Dget_space(d.id), H5Sclose);
   Hid type(H5Dget_type(d.id), H5Tclose);
-  if (!space.ok() || !type.ok()) throw Error(str("HDF5: cannot query dataset ", name));
+  if (!space.ok() || !type.ok()) throw InputError(str("HDF5: cannot query dataset '", name, "' in ", path));
   const int rank = H5Sget_simple_extent_ndims(space.id);
-  if (rank < 0) throw Error(str("HDF5: cannot query the shape of dataset ", name));
+  if (rank < 0) throw InputError(str("HDF5: cannot query the shape of dataset '", name, "' in ", path));
   std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
   if (rank > 0) H5Sget_simple_extent_dims(space.id, dims.data(), nullptr);
+  // (no overflow: checkStorage bounded rows x rowSize by the file's size, or found it 0)
   std::uint64_t rows = rank == 0 ? 1 : dims[0], rowSize = 1;
   for (int k = 1; k < rank; ++k) rowSize *= dims[static_cast<std::size_t>(k)];
-  elements = rows * rowSize;
+  if (elements == 0) return 0;
   const H5T_class_t cls = H5Tget_class(type.id);
   if (cls == H5T_VLEN || (cls == H5T_STRING && H5Tis_variable_str(type.id) > 0)) return 0;  // not ours: shape only
   Hid mem(H5Tget_native_type(type.id, H5T_DIR_ASCEND), H5Tclose);
-  if (!mem.ok()) throw Error(str("HDF5: cannot map the type of dataset ", name));
+  if (!mem.ok()) throw InputError(str("HDF5: cannot map the type of dataset '", name, "' in ", path));
   const std::size_t size = H5Tget_size(mem.id);
   const auto P = static_cast<std::uint64_t>(comm.size()), r = static_cast<std::uint64_t>(comm.rank());
   std::uint64_t lo = rank == 0 ? (r == 0 ? 0 : 1) : rows * r / P;
@@ -120,7 +138,7 @@ std::uint64_t partialDatasetSum(hid_t file, const std::string& name, const Comm&
       H5Sselect_hyperslab(fileSpace.id, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
       st = H5Dread(d.id, mem.id, memSpace.id, fileSpace.id, H5P_DEFAULT, buf.data());
     }
-    if (st < 0) throw Error(str("HDF5: cannot read dataset ", name));
+    if (st < 0) throw InputError(str("HDF5: cannot read dataset '", name, "' in ", path));
     const std::uint64_t first = lo * rowSize;
     for (std::uint64_t e = 0; e < n * rowSize; ++e) {
       const unsigned char* p = buf.data() + e * size;
@@ -136,6 +154,9 @@ std::uint64_t partialDatasetSum(hid_t file, const std::string& name, const Comm&
 struct AttributeWalk {
   hid_t file;
   Checksums* out;
+  std::string path;
+  std::uint64_t fileBytes;
+  std::string problem;  // an InputError's message, raised after H5Aiterate2 returns
 };
 
 herr_t hashAttribute(hid_t location, const char* name, const H5A_info_t*, void* data) {
@@ -145,8 +166,14 @@ herr_t hashAttribute(hid_t location, const char* name, const H5A_info_t*, void* 
   Hid type(H5Aget_type(attr.id), H5Tclose);
   Hid space(H5Aget_space(attr.id), H5Sclose);
   if (!attr.ok() || !type.ok() || !space.ok()) return -1;
-  const hssize_t n = H5Sget_simple_extent_npoints(space.id);
-  if (n < 0) return -1;
+  hssize_t n = 0;
+  try {  // the buffers below are sized from the count: checked against the file first
+    n = static_cast<hssize_t>(checkAttributeStorage(attr.id, str("attribute '", name, "' of '/'"), walk->path,
+                                                    walk->fileBytes));
+  } catch (const InputError& e) {
+    walk->problem = e.message();
+    return -1;
+  }
   std::vector<unsigned char> bytes;
   const H5T_class_t cls = H5Tget_class(type.id);
   if (cls == H5T_STRING && H5Tis_variable_str(type.id) > 0) {
@@ -172,32 +199,39 @@ herr_t hashAttribute(hid_t location, const char* name, const H5A_info_t*, void* 
 }
 
 // The checksums of the closed file `path` (collective: each rank reads its share of every dataset).
-Checksums computeChecksums(const std::string& path, const Comm& comm) {
+// `reading`: the file is a checkpoint handed to a restart (a failure is bad input, InputError),
+// not one this run just wrote (a failure is Kinema's or the file system's, Error).
+Checksums computeChecksums(const std::string& path, const Comm& comm, bool reading) {
   Checksums out;
   std::string failure;
   std::vector<std::string> names;
   std::vector<std::uint64_t> sums, counts;
   try {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    std::error_code ec;
+    const std::uint64_t fileBytes = std::filesystem::file_size(path, ec);
+    if (ec) throw InputError(str("cannot get the size of ", path, ": ", ec.message()));
     Hid file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    if (!file.ok()) throw Error(str("HDF5: cannot open ", path));
-    names = datasetsOf(file.id);
+    if (!file.ok()) throw InputError(str("HDF5: cannot open ", path));
+    names = datasetsOf(file.id, path, fileBytes);
     for (const auto& n : names) {
       std::uint64_t count = 0;
-      sums.push_back(partialDatasetSum(file.id, n, comm, count));
+      sums.push_back(partialDatasetSum(file.id, path, fileBytes, n, comm, count));
       counts.push_back(count);
     }
-    AttributeWalk walk{file.id, &out};
+    AttributeWalk walk{file.id, &out, path, fileBytes, {}};
     hsize_t idx = 0;
     if (H5Aiterate2(file.id, H5_INDEX_NAME, H5_ITER_INC, &idx, hashAttribute, &walk) < 0)
-      throw Error(str("HDF5: cannot read the attributes of ", path));
+      throw InputError(walk.problem.empty() ? str("HDF5: cannot read the attributes of ", path) : walk.problem);
   } catch (const Error& e) {
     failure = e.message();
   }
   if (!comm.all(failure.empty())) {
     const std::int64_t bad = comm.max(failure.empty() ? std::int64_t{-1} : std::int64_t{comm.rank()});
-    throw Error(str("cannot compute the checksums of checkpoint ", path, ": ",
-                    comm.broadcast(failure, static_cast<int>(bad))));
+    const std::string msg = str("cannot compute the checksums of checkpoint ", path, ": ",
+                                comm.broadcast(failure, static_cast<int>(bad)));
+    if (reading) throw InputError(msg);
+    throw Error(msg);
   }
   // Every rank saw the same datasets; the sums are combined in two 32-bit halves (no overflow).
   for (std::size_t k = 0; k < names.size(); ++k) {
@@ -322,7 +356,7 @@ void CheckpointWriter::commit() {
   file_->close();
   comm_.barrier();  // every rank's data is on disk before it is read back and hashed
   // Hashed from the file as written (modules also write slabs through file() directly).
-  const std::string checksums = formatChecksums(computeChecksums(tmp_, comm_));
+  const std::string checksums = formatChecksums(computeChecksums(tmp_, comm_, false));
   comm_.barrier();  // every rank closed its read-only handle
   bool ok = true;
   std::string why;
@@ -352,8 +386,10 @@ void CheckpointWriter::commit() {
 CheckpointReader::CheckpointReader(std::string path, Comm comm) : path_(std::move(path)) {
   try {
     file_ = std::make_unique<H5File>(path_, H5File::Mode::read, comm);
-  } catch (const InputError&) {
+  } catch (const InputError& e) {
     if (!comm.all(std::filesystem::exists(path_))) throw InputError(str("checkpoint not found: ", path_));
+    // A damaged HDF5 file (H5File refused it before opening) keeps H5File's reason.
+    if (e.message().rfind("HDF5: ", 0) == 0) throw InputError(str("checkpoint ", path_, ": ", e.message()));
     throw InputError(str(path_, " is not a Kinema checkpoint (not an HDF5 file)"));
   }
   if (!file_->hasAttribute("/", kMarker)) throw InputError(str(path_, " is not a Kinema checkpoint"));
@@ -368,7 +404,7 @@ CheckpointReader::CheckpointReader(std::string path, Comm comm) : path_(std::mov
   const Checksums stored = parseChecksums(file_->readAttributeString("/", kChecksums), path_);
   // Verified through a separate read-only handle of the closed file, then opened again.
   file_.reset();
-  const Checksums now = computeChecksums(path_, comm);
+  const Checksums now = computeChecksums(path_, comm, true);
   std::vector<std::string> problems;
   auto what = [](const std::string& key) {
     return key[0] == '@' ? "value " + key.substr(1) : "dataset " + key;

@@ -1,9 +1,11 @@
 #include "framework/io/hdf5_file.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <new>
@@ -293,6 +295,7 @@ struct Ops {
     for (std::size_t i = 0; i < shape.size(); ++i)
       if ((i > 0 && !multiply(rowSize, shape[i], rowSize)) || !multiply(size, shape[i], size))
         bad(str("dataset '", path, "'"), str("has shape ", shapeText(shape), ", more values than fit in 64 bits"));
+    checkStorage(ds.get(), path, f.path(), f.fileBytes());
     if (all) {
       row = 0;
       rows = total;
@@ -423,13 +426,24 @@ struct Ops {
 
 }  // namespace
 
-H5File::H5File(std::string path, Mode mode, Comm comm) : path_(std::move(path)), comm_(comm) {
+H5File::H5File(std::string path, Mode mode, Comm comm) : path_(std::move(path)), comm_(comm), mode_(mode) {
   // Failures become exceptions with context; HDF5's own stack dump would only add noise.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   if (mode != Mode::create) {
     // all(): every rank throws together, so no rank is left waiting in a collective open.
     if (!comm_.all(std::filesystem::exists(path_)))
       throw InputError(str("file not found: ", path_));
+  }
+  if (mode == Mode::read) {
+    // Rank 0 reads the file for a looping local heap before HDF5 sees it (damagedLocalHeap);
+    // every rank throws its answer. A file opened to append is one this run's directory holds
+    // (frames.h5 of a restart), not scanned: it can be large, and Kinema wrote it.
+    std::error_code ec;
+    bytesOnDisk_ = std::filesystem::file_size(path_, ec);
+    if (ec) bytesOnDisk_ = 0;
+    std::string heap = comm_.isRoot() ? damagedLocalHeap(path_) : std::string();
+    heap = comm_.broadcast(heap, 0);
+    if (!heap.empty()) throw InputError(heap);
   }
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   if (!fapl.valid() || H5Pset_fapl_mpio(fapl.get(), comm_.raw(), MPI_INFO_NULL) < 0)
@@ -601,7 +615,10 @@ Shape H5File::shape(const std::string& dataset) const {
   Ops ops{*this, requireOpen(file_, path_)};
   std::string p = normalize(dataset);
   Handle ds = ops.openDataset(p);  // a group is refused: it has no shape
-  return ops.shapeOf(ds.get(), p);
+  Shape out = ops.shapeOf(ds.get(), p);
+  // Callers size buffers from the shape: a shape the file cannot hold is refused here already.
+  checkStorage(ds.get(), p, path_, fileBytes());
+  return out;
 }
 
 std::vector<std::string> H5File::children(const std::string& group) const {
@@ -613,6 +630,11 @@ std::vector<std::string> H5File::children(const std::string& group) const {
   hid_t g = obj.get();
   H5G_info_t info;
   if (H5Gget_info(g, &info) < 0) ops.failRead("cannot list group", p);
+  // Each link takes at least a symbol-table entry of the file (40 bytes with 8-byte addresses): a
+  // damaged group that claims more links than the file can hold is refused, not listed.
+  if (info.nlinks > fileBytes() / 16 + 16)
+    ops.bad(str("group '", p, "'"), str("claims ", info.nlinks, " links, more than a file of ", fileBytes(),
+                                        " bytes can hold: the file is damaged"));
   std::vector<std::string> names;
   for (hsize_t i = 0; i < info.nlinks; ++i) {
     ssize_t n = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
@@ -678,6 +700,7 @@ std::string H5File::readAttributeString(const std::string& object, const std::st
     H5Tset_size(mem.get(), H5T_VARIABLE);
     H5Tset_cset(mem.get(), H5Tget_cset(type.get()));  // HDF5 does not convert ASCII <-> UTF-8
     char* s = nullptr;
+    checkAttributeStorage(attr.get(), str("attribute '", name, "' of '", p, "'"), path_, fileBytes());
     if (H5Aread(attr.get(), mem.get(), &s) < 0) ops.failRead(str("cannot read attribute '", name, "' of"), p);
     std::string out = s ? s : "";
     H5free_memory(s);
@@ -687,6 +710,8 @@ std::string H5File::readAttributeString(const std::string& object, const std::st
   // so a space- or null-padded string without a terminator still ends.
   std::size_t size = H5Tget_size(type.get());
   if (size == 0) ops.failRead(str("cannot get the size of string attribute '", name, "' of"), p);
+  // The stored length (up to 4 GiB in HDF5's format) sizes the buffer: checked against the file.
+  checkAttributeStorage(attr.get(), str("attribute '", name, "' of '", p, "'"), path_, fileBytes());
   std::string buf(size + 1, '\0');
   if (H5Aread(attr.get(), type.get(), buf.data()) < 0)
     ops.failRead(str("cannot read attribute '", name, "' of"), p);
@@ -703,9 +728,209 @@ bool H5File::hasAttribute(const std::string& object, const std::string& name) co
   return e > 0;
 }
 
+std::uint64_t H5File::fileBytes() const {
+  if (mode_ == Mode::read) return bytesOnDisk_;
+  hsize_t size = 0;
+  if (file_ < 0 || H5Fget_filesize(file_, &size) < 0) return std::numeric_limits<std::uint64_t>::max();
+  return size;
+}
+
 void H5File::flush() {
   Ops ops{*this, requireOpen(file_, path_)};
   if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) ops.fail("cannot flush", "/");
+}
+
+namespace {
+std::string bytesText(std::uint64_t b) {
+  return b >= (std::uint64_t{1} << 30) ? str(b, " bytes (", static_cast<double>(b) / (1u << 30), " GiB)")
+                                       : str(b, " bytes");
+}
+}  // namespace
+
+std::uint64_t checkStorage(std::int64_t dataset, const std::string& object, const std::string& file,
+                           std::uint64_t fileBytes) {
+  const std::string subject = str("HDF5: dataset '", object, "' in ", file);
+  Handle space(H5Dget_space(dataset), H5Sclose);
+  Handle type(H5Dget_type(dataset), H5Tclose);
+  Handle dcpl(H5Dget_create_plist(dataset), H5Pclose);
+  if (!space.valid() || !type.valid() || !dcpl.valid())
+    throw InputError(str(subject, ": cannot read its dataspace, datatype or storage layout", hdf5Reason()));
+  const int nd = H5Sget_simple_extent_ndims(space.get());
+  if (nd < 0) throw InputError(str(subject, ": cannot read its rank", hdf5Reason()));
+  std::vector<hsize_t> dims(static_cast<std::size_t>(nd));
+  if (nd > 0 && H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr) < 0)
+    throw InputError(str(subject, ": cannot read its dimensions", hdf5Reason()));
+  const Shape shape(dims.begin(), dims.end());
+  std::uint64_t count = 1;
+  if (H5Sget_simple_extent_type(space.get()) == H5S_NULL) count = 0;
+  for (std::uint64_t d : shape)
+    if (!multiply(count, d, count))
+      throw InputError(str(subject, " has shape ", shapeText(shape), ", more values than fit in 64 bits"));
+  const std::size_t size = H5Tget_size(type.get());
+  if (size == 0) throw InputError(str(subject, ": cannot read the size of its values", hdf5Reason()));
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  if (layout == H5D_VIRTUAL)
+    throw InputError(str(subject, " is a virtual dataset (its values are in other files), which Kinema does not read"));
+  const int external = H5Pget_external_count(dcpl.get());
+  if (external != 0)
+    throw InputError(str(subject, " stores its values in external files, which Kinema does not read"));
+  std::uint64_t limit = fileBytes;
+  const char* bound = "the file's size";
+  const int filters = H5Pget_nfilters(dcpl.get());
+  if (filters < 0) throw InputError(str(subject, ": cannot read its filters", hdf5Reason()));
+  for (int k = 0; k < filters; ++k) {
+    unsigned flags = 0, config = 0;
+    std::size_t nvalues = 0;
+    char name[64] = {0};
+    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(k), &flags, &nvalues, nullptr,
+                                           sizeof name, name, &config);
+    if (id == H5Z_FILTER_DEFLATE) {
+      if (!multiply(fileBytes, kMaxDeflateRatio, limit)) limit = std::numeric_limits<std::uint64_t>::max();
+      bound = "deflate's largest compression ratio (1032) times the file's size";
+    } else if (id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) {
+      throw InputError(str(subject, " is stored through HDF5 filter ", id, name[0] ? str(" (", name, ")") : std::string(),
+                           "; Kinema reads only uncompressed and deflate-compressed (gzip) datasets"));
+    }
+  }
+  std::uint64_t bytes = 0;
+  if (!multiply(count, size, bytes) || bytes > limit)
+    throw InputError(str(subject, " has shape ", shapeText(shape), " of ", size, "-byte values, ",
+                         bytes == 0 && count != 0 ? str(count, " x ", size, " bytes") : bytesText(bytes),
+                         ", more than ", bound, " (", bytesText(limit),
+                         "): the file is damaged (a dataset cannot hold more values than its file)"));
+  return count;
+}
+
+std::uint64_t checkAttributeStorage(std::int64_t attribute, const std::string& subject, const std::string& file,
+                                    std::uint64_t fileBytes) {
+  const std::string what = str("HDF5: ", subject, " in ", file);
+  Handle space(H5Aget_space(attribute), H5Sclose);
+  Handle type(H5Aget_type(attribute), H5Tclose);
+  if (!space.valid() || !type.valid())
+    throw InputError(str(what, ": cannot read its dataspace or datatype", hdf5Reason()));
+  const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+  if (n < 0) throw InputError(str(what, ": cannot read its number of values", hdf5Reason()));
+  const auto count = static_cast<std::uint64_t>(n);
+  // A variable-length string is stored elsewhere in the file, at least one byte each.
+  const std::size_t size = H5Tis_variable_str(type.get()) > 0 ? 1 : H5Tget_size(type.get());
+  if (size == 0) throw InputError(str(what, ": cannot read the size of its values", hdf5Reason()));
+  std::uint64_t bytes = 0;
+  if (!multiply(count, size, bytes) || bytes > fileBytes)
+    throw InputError(str(what, " claims ", count, " values of ", size, " bytes, more than the file's ",
+                         bytesText(fileBytes), ": the file is damaged"));
+  return count;
+}
+
+namespace {
+// Little-endian unsigned of `n` bytes (HDF5's encoding of addresses and lengths).
+std::uint64_t decode(const unsigned char* p, unsigned n) {
+  std::uint64_t v = 0;
+  for (unsigned i = n; i-- > 0;) v = (v << 8) | p[i];
+  return v;
+}
+
+// Reads exactly n bytes at `offset`, or returns false (past the end, or a read error).
+bool readAt(int fd, std::uint64_t offset, unsigned char* out, std::size_t n) {
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t r = ::pread(fd, out + done, n - done, static_cast<off_t>(offset + done));
+    if (r <= 0) return false;
+    done += static_cast<std::size_t>(r);
+  }
+  return true;
+}
+}  // namespace
+
+std::string damagedLocalHeap(const std::string& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};  // HDF5's open reports it
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  std::error_code ec;
+  const std::uint64_t fileSize = std::filesystem::file_size(file, ec);
+  if (ec) return {};
+  // The superblock (HDF5 file format specification, "Superblock"): at 0, 512, 1024, ... It gives
+  // the sizes of addresses and lengths and the base address that addresses are relative to.
+  static const unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char sb[48];
+  std::uint64_t at = 0;
+  bool found = false;
+  for (; at + sizeof sb <= fileSize; at = at == 0 ? 512 : 2 * at)
+    if (readAt(fd, at, sb, sizeof sb) && std::memcmp(sb, kSignature, 8) == 0) {
+      found = true;
+      break;
+    }
+  if (!found) return {};
+  unsigned sizeOffsets = 0, sizeLengths = 0;
+  std::uint64_t base = 0;
+  if (sb[8] <= 1) {
+    sizeOffsets = sb[13];
+    sizeLengths = sb[14];
+    const unsigned baseAt = sb[8] == 0 ? 24 : 28;
+    if (sizeOffsets == 8 || sizeOffsets == 4 || sizeOffsets == 2) base = decode(sb + baseAt, sizeOffsets);
+  } else {
+    sizeOffsets = sb[9];
+    sizeLengths = sb[10];
+    if (sizeOffsets == 8 || sizeOffsets == 4 || sizeOffsets == 2) base = decode(sb + 12, sizeOffsets);
+  }
+  auto valid = [](unsigned n) { return n == 2 || n == 4 || n == 8 || n == 16; };
+  if (!valid(sizeOffsets) || !valid(sizeLengths) || sizeOffsets > 8 || sizeLengths > 8) return {};
+  // Every local heap begins with "HEAP", version 0 (specification, "Local Heap"): signature,
+  // version, 3 reserved bytes, data segment size (L), offset of the first free block (L; 1 = none),
+  // address of the data segment (O). Each free block in the data segment starts with the offset of
+  // the next (L; 1 = the last) and its size (L). HDF5 checks that each offset is inside the
+  // segment, not that the list ends; a list that loops is what is refused here.
+  const std::size_t header = 8 + 2 * sizeLengths + sizeOffsets;
+  auto check = [&](std::uint64_t heapAt) -> std::string {
+    unsigned char h[8 + 3 * 8];
+    if (!readAt(fd, heapAt, h, header) || h[4] != 0) return {};
+    const std::uint64_t segment = decode(h + 8, sizeLengths), head = decode(h + 8 + sizeLengths, sizeLengths);
+    const std::uint64_t data = decode(h + 8 + 2 * sizeLengths, sizeOffsets);
+    if (segment > fileSize || data > fileSize || base > fileSize - data || base + data > fileSize - segment) return {};
+    const std::uint64_t none = 1;
+    // The next free block after `o`, or `none` where HDF5 itself stops (the end, or an error).
+    auto next = [&](std::uint64_t o) -> std::uint64_t {
+      unsigned char b[8];
+      if (o == none || o >= segment || segment - o < sizeLengths || !readAt(fd, base + data + o, b, sizeLengths))
+        return none;
+      const std::uint64_t n = decode(b, sizeLengths);
+      return n == 0 ? none : n;
+    };
+    // Floyd's cycle detection: the hare takes two steps per step of the tortoise.
+    std::uint64_t slow = head, fast = head;
+    while (true) {
+      fast = next(next(fast));
+      slow = next(slow);
+      if (fast == none) return {};
+      if (fast == slow)
+        return str("HDF5: ", file, " is damaged: the local heap at byte ", heapAt,
+                   " (the names of a group) has a free list that loops at offset ", slow,
+                   "; HDF5 would follow it without end");
+    }
+  };
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::vector<unsigned char> buf(kChunk + 3);
+  std::size_t carry = 0;  // the last 3 bytes of the previous chunk, for a signature across chunks
+  for (std::uint64_t pos = 0; pos < fileSize;) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, fileSize - pos));
+    if (!readAt(fd, pos, buf.data() + carry, want)) return {};
+    const std::size_t n = carry + want;
+    const std::uint64_t start = pos - carry;
+    for (const unsigned char* p = buf.data(); (p = static_cast<const unsigned char*>(
+                                                  std::memchr(p, 'H', n - static_cast<std::size_t>(p - buf.data())))) != nullptr;
+         ++p) {
+      const std::size_t i = static_cast<std::size_t>(p - buf.data());
+      if (i + 4 > n) break;
+      if (std::memcmp(p, "HEAP", 4) == 0)
+        if (std::string problem = check(start + i); !problem.empty()) return problem;
+    }
+    carry = std::min<std::size_t>(3, n);
+    std::memmove(buf.data(), buf.data() + n - carry, carry);
+    pos += want;
+  }
+  return {};
 }
 
 }  // namespace kinema::io

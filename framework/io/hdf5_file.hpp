@@ -64,10 +64,43 @@ class H5File {
   // Flushes HDF5's buffers to disk (so a crash later keeps what is written).
   void flush();
 
+  // Bytes the file holds: its size on disk when opened for reading, else what HDF5 has allocated
+  // so far. Every read checks the extent of what it reads against it (checkStorage below).
+  std::uint64_t fileBytes() const;
+
  private:
   std::string path_;
   Comm comm_;
   std::int64_t file_ = -1;  // hid_t
+  Mode mode_ = Mode::read;
+  std::uint64_t bytesOnDisk_ = 0;  // read mode: the file's size when it was opened
 };
+
+// The checks every HDF5 reader of Kinema makes before it allocates for an object of a file it did
+// not just write (H5File's reads, the checksum walk of checkpoint.cpp); they throw InputError
+// naming the file and the object (docs/reliability.md, "HDF5 files"). Identifiers are hid_t
+// values, kept as int64_t so that this header needs no HDF5 header.
+//
+// A dataset's values are stored in the file, so its extent (element count x stored element size)
+// cannot exceed the file's size in bytes: a damaged file that claims more (HDF5 returns fill
+// values for storage that was never written, so a read of a few KB file would fill gigabytes) is
+// refused before anything is allocated. Compressed datasets (deflate, which other tools such as
+// h5py write; Kinema writes none) are allowed kMaxDeflateRatio times the file's size, deflate's
+// largest ratio (zlib's documentation, "Maximum compression factor": 1032:1); any other filter,
+// external storage and virtual datasets are refused (Kinema never writes them, and their values
+// are not bounded by the file). Returns the element count.
+constexpr std::uint64_t kMaxDeflateRatio = 1032;
+std::uint64_t checkStorage(std::int64_t dataset, const std::string& object, const std::string& file,
+                           std::uint64_t fileBytes);
+// The same for an attribute (its values are in the file too): `count` values of the attribute's
+// stored type, or of at least one byte each for variable-length strings. Returns the count.
+std::uint64_t checkAttributeStorage(std::int64_t attribute, const std::string& subject, const std::string& file,
+                                    std::uint64_t fileBytes);
+// Refuses, before HDF5 opens the file, a file holding a local heap (the name store of HDF5's
+// original groups, the kind Kinema writes) whose free list loops: HDF5 1.10 follows such a list
+// without end while it loads the heap, which any lookup of a name in that group does (a fuzzed
+// 4.7 KB checkpoint kept HDF5 busy for minutes, allocating gigabytes). Reads the whole file once.
+// Returns the problem ("" when none).
+std::string damagedLocalHeap(const std::string& file);
 
 }  // namespace kinema::io
