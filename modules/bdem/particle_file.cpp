@@ -172,11 +172,17 @@ std::vector<BondRow> readBondsCsv(const std::string& path) {
 
 std::vector<Row> readParticlesHdf5(const io::H5File& f, std::size_t materials) {
   const std::string& path = f.path();
+  // Each dataset's shape is checked before it is read: its columns, and its rows against the
+  // positions' (H5File bounds every dataset by the file's size, docs/reliability.md).
+  std::uint64_t particles = 0;
   auto need = [&](const std::string& d, std::size_t cols) -> std::vector<double> {
     if (!f.exists(d)) throw InputError(str(path, ": no dataset ", d));
     const io::Shape s = f.shape(d);
     const std::size_t c = s.size() > 1 ? static_cast<std::size_t>(s[1]) : 1;
     if (c != cols) throw InputError(str(path, ":", d, ": ", c, " columns, expected ", cols));
+    const std::uint64_t rows = s.empty() ? 1 : s[0];
+    if (d == "/particles/position") particles = rows;
+    else if (rows != particles) throw InputError(str(path, ":", d, ": ", rows, " rows for ", particles, " particles"));
     return f.readAll(d);
   };
   const std::vector<double> pos = need("/particles/position", 3);
@@ -188,7 +194,12 @@ std::vector<Row> readParticlesHdf5(const io::H5File& f, std::size_t materials) {
   std::vector<std::int64_t> mat;
   if (f.exists("/particles/velocity")) vel = need("/particles/velocity", 3);
   if (f.exists("/particles/orientation")) ori = need("/particles/orientation", 4);
-  if (f.exists("/particles/material")) mat = f.readAllInt("/particles/material");
+  if (f.exists("/particles/material")) {
+    const io::Shape s = f.shape("/particles/material");
+    if ((s.empty() ? 1 : s[0]) != particles)
+      throw InputError(str(path, ":/particles/material: ", s.empty() ? 1 : s[0], " rows for ", particles, " particles"));
+    mat = f.readAllInt("/particles/material");
+  }
   if ((!vel.empty() && vel.size() != 3 * n) || (!ori.empty() && ori.size() != 4 * n) || (!mat.empty() && mat.size() != n))
     throw InputError(str(path, ":/particles: the velocity, orientation and material datasets need ", n, " rows"));
   std::vector<Row> rows(n);
@@ -211,9 +222,9 @@ std::vector<Row> readParticlesHdf5(const io::H5File& f, std::size_t materials) {
 }
 
 std::vector<BondRow> readBondsHdf5(const io::H5File& f) {
-  const std::vector<std::int64_t> b = f.readAllInt("/bonds");
-  const io::Shape s = f.shape("/bonds");
+  const io::Shape s = f.shape("/bonds");  // checked before the read
   if (s.size() != 2 || s[1] != 2) throw InputError(str(f.path(), ":/bonds: expected an M x 2 dataset of scene indices"));
+  const std::vector<std::int64_t> b = f.readAllInt("/bonds");
   std::vector<BondRow> out;
   for (std::size_t k = 0; k + 1 < b.size(); k += 2) out.push_back({b[k], b[k + 1], str(f.path(), ":/bonds:", k / 2)});
   return out;

@@ -120,15 +120,33 @@ void requireFormat(const io::H5File& f, const std::string& path) {
 }
 
 std::vector<std::int64_t> readOffsets(const io::H5File& f, const std::string& path) {
-  std::vector<std::int64_t> off = f.readAllInt("/strands/vertex_offset");
   const std::int64_t S = f.readAttributeInt("/strands", "strands");
+  // The offsets' shape agrees with the strand count before they are read (and H5File bounds the
+  // dataset by the file's size: docs/reliability.md, "HDF5 files").
+  const io::Shape shape = f.shape("/strands/vertex_offset");
+  if (S < 0 || shape.size() != 1 || shape[0] != u64(S) + 1)
+    throw InputError(str(path, ": /strands/vertex_offset has shape (",
+                         shape.empty() ? std::string() : std::to_string(shape[0]), shape.size() > 1 ? ", ..." : "",
+                         ") for ", S, " strands (expected ", S + 1, " entries)"));
+  std::vector<std::int64_t> off = f.readAllInt("/strands/vertex_offset");
   if (static_cast<std::int64_t>(off.size()) != S + 1 || off.empty() || off[0] != 0)
     throw InputError(str(path, ": /strands/vertex_offset has ", off.size(), " entries for ", S,
                          " strands (expected ", S + 1, ", starting at 0)"));
+  // Increasing from 0, so every offset is >= 0 and no difference overflows.
   for (std::int64_t s = 0; s < S; ++s)
-    if (off[u64(s + 1)] - off[u64(s)] < 3)
-      throw InputError(str(path, ": strand ", s, " has ", off[u64(s + 1)] - off[u64(s)],
+    if (off[u64(s + 1)] < off[u64(s)] || off[u64(s + 1)] - off[u64(s)] < 3)
+      throw InputError(str(path, ": strand ", s, " has ",
+                           off[u64(s + 1)] < off[u64(s)] ? std::string("a negative number of")
+                                                         : std::to_string(off[u64(s + 1)] - off[u64(s)]),
                            " vertices; a DER strand needs at least 3"));
+  // Every vertex has a row of /strands/positions, which the file's size bounds: callers size the
+  // strands from these offsets.
+  if (f.exists("/strands/positions")) {
+    const io::Shape pos = f.shape("/strands/positions");
+    if (!pos.empty() && u64(off.back()) > pos[0])
+      throw InputError(str(path, ": /strands/vertex_offset ends at ", off.back(), " vertices but /strands/positions has ",
+                           pos[0], " rows"));
+  }
   if (off.back() != f.readAttributeInt("/strands", "vertices"))
     throw InputError(str(path, ": /strands/vertex_offset ends at ", off.back(), " but the file has ",
                          f.readAttributeInt("/strands", "vertices"), " vertices"));
