@@ -102,6 +102,34 @@ bool craft(const std::string& path) {
   hid_t dsparse = check(H5Dcreate2(f, "/sparse", H5T_IEEE_F64LE, ssparse, H5P_DEFAULT, dcpl1, H5P_DEFAULT), "/sparse");
   if (dsparse >= 0) H5Dclose(dsparse);
   check(H5Lcreate_soft("/no/such/target", f, "/dangling", H5P_DEFAULT, H5P_DEFAULT), "soft link");
+  // 10^6 values (8 MB) in contiguous storage that was never written (serial HDF5 allocates it
+  // late): HDF5 reads fill values, but no file of a few KB holds 8 MB. Within any machine's
+  // memory, so only the check against the file's size refuses it.
+  hsize_t million = 1000000;
+  hid_t smillion = H5Screate_simple(1, &million, nullptr);
+  hid_t dunwritten = check(H5Dcreate2(f, "/unwritten", H5T_IEEE_F64LE, smillion, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                           "/unwritten");
+  if (dunwritten >= 0) H5Dclose(dunwritten);
+  // Deflate-compressed (as h5py writes with compression="gzip"): 10^5 zeros, 800 KB that
+  // compress to a few KB, are read (within 1032 times the file's size) ...
+  hsize_t zeros = 100000, zchunk = 10000;
+  hid_t szeros = H5Screate_simple(1, &zeros, nullptr);
+  hid_t dcplz = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcplz, 1, &zchunk);
+  H5Pset_deflate(dcplz, 9);
+  hid_t dz = check(H5Dcreate2(f, "/gzip", H5T_IEEE_F64LE, szeros, H5P_DEFAULT, dcplz, H5P_DEFAULT), "/gzip");
+  if (dz >= 0) check(H5Dwrite(dz, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, std::vector<double>(zeros, 0.0).data()), "/gzip");
+  if (dz >= 0) H5Dclose(dz);
+  // ... while 2^30 compressed values (8 GiB) never written are more than deflate can hold.
+  hsize_t giga = hsize_t(1) << 30;
+  hid_t sgiga = H5Screate_simple(1, &giga, nullptr);
+  hid_t dgz = check(H5Dcreate2(f, "/gzip_unwritten", H5T_IEEE_F64LE, sgiga, H5P_DEFAULT, dcplz, H5P_DEFAULT),
+                    "/gzip_unwritten");
+  if (dgz >= 0) H5Dclose(dgz);
+  H5Sclose(smillion);
+  H5Sclose(szeros);
+  H5Sclose(sgiga);
+  H5Pclose(dcplz);
 
   for (hid_t s : {scalar, s256, s1, s11, s4, null, s52, s4b, sbig, ssparse}) H5Sclose(s);
   H5Pclose(dcpl);
@@ -216,10 +244,23 @@ TEST_F(H5Validation, DatasetsAreCheckedBeforeTheRead) {
   // Shapes whose element count overflows 64 bits are refused, not allocated.
   msg = refused(path_, {"/huge"}, [&] { f.readAll("/huge"); });
   EXPECT_TRUE(has(msg, "64 bits")) << msg;
-  // ... and so are reads that need more memory than the machine has, before allocating.
+  // ... and so are extents the file cannot hold, before allocating (by the shape query too,
+  // since callers size buffers from it): 8 TiB never written, chunked ...
   msg = refused(path_, {"/sparse"}, [&] { f.readAll("/sparse"); });
-  EXPECT_TRUE(has(msg, "GiB of memory")) << msg;
-  EXPECT_EQ(f.shape("/sparse"), (Shape{std::uint64_t(1) << 40}));
+  EXPECT_TRUE(has(msg, "more than the file's size")) << msg;
+  EXPECT_TRUE(has(msg, "(1099511627776)")) << msg;
+  refused(path_, {"/sparse"}, [&] { f.shape("/sparse"); });
+  refused(path_, {"/sparse"}, [&] { f.readSlab("/sparse", 0, 1); });
+  // ... 8 MB never written, contiguous (fits in memory: refused for the file's size alone) ...
+  msg = refused(path_, {"/unwritten"}, [&] { f.readAll("/unwritten"); });
+  EXPECT_TRUE(has(msg, "8000000 bytes, more than the file's size")) << msg;
+  refused(path_, {"/unwritten"}, [&] { f.shape("/unwritten"); });
+  // ... and 8 GiB compressed, more than deflate's ratio of 1032 allows.
+  msg = refused(path_, {"/gzip_unwritten"}, [&] { f.readAll("/gzip_unwritten"); });
+  EXPECT_TRUE(has(msg, "deflate's largest compression ratio")) << msg;
+  // A compressed dataset within that ratio reads.
+  EXPECT_GT(std::uint64_t{100000} * 8, f.fileBytes());
+  EXPECT_EQ(f.readAll("/gzip"), std::vector<double>(100000, 0.0));
   // Rows past the end, including a range whose end wraps around 2^64.
   msg = refused(path_, {"/grp/reals", "(5, 2)"}, [&] { f.readSlab("/grp/reals", 4, 2); });
   EXPECT_TRUE(has(msg, "outside")) << msg;

@@ -1,0 +1,124 @@
+// Damaged HDF5 files of the kinds fuzzing found (docs/reliability.md, "Fuzzing"), kept in
+// tests/io/data: each reader must refuse them with an InputError naming the file and the object,
+// quickly, at 1 and 2 ranks (the same message on every rank), instead of hanging or allocating
+// what the damaged file claims.
+//
+// - checkpoint_heap_loop.h5: a checkpoint found by fuzz_checkpoint whose root group's local heap
+//   (the store of the group's link names) has a free list that loops on itself; HDF5 1.10 followed
+//   it without end (over 20 s and gigabytes) as soon as a name in the root group was looked up.
+// - strands_offsets_extent.h5: a strand set whose /strands/vertex_offset claims 2^29 entries (4 GiB
+//   of integers) in a file of 5.7 KB: the kind of strand set on which fuzz_strands ran out of
+//   memory (the fuzzer's inputs were not kept; this one is a seed with that dataspace changed).
+// - checkpoint_dataset_extent.h5: the same for a checkpoint: /impact_state claims 2^30 values
+//   (8 GiB) in 9 KB; the checksum walk read them as fill values.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "framework/core/error.hpp"
+#include "framework/io/checkpoint.hpp"
+#include "framework/io/hdf5_file.hpp"
+#include "modules/bdem/particle_file.hpp"
+#include "modules/der/strand_set_file.hpp"
+#include "test_util.hpp"
+
+namespace kinema::io {
+namespace {
+
+std::string data(const std::string& name) { return std::string(KINEMA_SOURCE_DIR) + "/tests/io/data/" + name; }
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// Runs `read`, which must throw InputError within `seconds` on every rank with the same message;
+// returns the message.
+std::string refusedQuickly(const std::function<void()>& read, double seconds = 5) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string msg = test::messageOf<InputError>(read);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(took, seconds) << msg;
+  EXPECT_EQ(Comm::world().broadcast(msg), msg) << "ranks disagree on the error";
+  return msg;
+}
+
+TEST(DamagedFiles, LoopingLocalHeapIsRefusedBeforeHdf5WalksIt) {
+  const std::string file = data("checkpoint_heap_loop.h5");
+  std::string msg = refusedQuickly([&] { H5File f(file, H5File::Mode::read, Comm::world()); });
+  EXPECT_TRUE(has(msg, file)) << msg;
+  EXPECT_TRUE(has(msg, "local heap at byte 680")) << msg;
+  EXPECT_TRUE(has(msg, "loops")) << msg;
+  msg = refusedQuickly([&] { CheckpointReader in(file, Comm::world()); });
+  EXPECT_TRUE(has(msg, "checkpoint " + file)) << msg;
+  EXPECT_TRUE(has(msg, "local heap")) << msg;
+  // The check itself, without an MPI open: the same answer.
+  EXPECT_TRUE(has(damagedLocalHeap(file), "local heap at byte 680"));
+}
+
+TEST(DamagedFiles, ExtentBeyondTheFileIsRefusedByEveryReader) {
+  const std::string strands = data("strands_offsets_extent.h5");
+  std::string msg = refusedQuickly([&] { der::readStrandOffsets(strands, Comm::world()); });
+  EXPECT_TRUE(has(msg, strands)) << msg;
+  EXPECT_TRUE(has(msg, "/strands/vertex_offset")) << msg;
+  EXPECT_TRUE(has(msg, "more than the file's size")) << msg;
+  msg = refusedQuickly([&] { der::readStrandSet(strands, Comm::world(), 0, 0); });
+  EXPECT_TRUE(has(msg, "/strands/vertex_offset")) << msg;
+
+  const std::string ckpt = data("checkpoint_dataset_extent.h5");
+  // The checksum walk (at open) meets the dataset first.
+  msg = refusedQuickly([&] { CheckpointReader in(ckpt, Comm::world()); });
+  EXPECT_TRUE(has(msg, ckpt)) << msg;
+  EXPECT_TRUE(has(msg, "/impact_state")) << msg;
+  EXPECT_TRUE(has(msg, "8589934592 bytes")) << msg;
+  // H5File alone (the path of a checkpoint of the format before checksums) refuses it too.
+  H5File f(ckpt, H5File::Mode::read, Comm::world());
+  msg = refusedQuickly([&] { f.readAll("/impact_state"); });
+  EXPECT_TRUE(has(msg, "/impact_state")) << msg;
+  msg = refusedQuickly([&] { f.readSlab("/impact_state", 0, 1); });
+  EXPECT_TRUE(has(msg, "more than the file's size")) << msg;
+  // The other datasets of the file still read.
+  EXPECT_EQ(f.shape("/impact_totals"), (Shape{5}));
+  EXPECT_EQ(f.readAll("/impact_totals").size(), 5u);
+}
+
+// A bdem particle file whose positions claim 2^27 rows (3 GiB) never written, and one whose
+// radii disagree with the positions' row count: both refused before the values are read.
+TEST(DamagedFiles, ParticleFileExtentsAreChecked) {
+  const std::string dir = test::scratchDir("damaged_particles");
+  const std::string big = dir + "/big.h5", rows = dir + "/rows.h5";
+  if (Comm::world().isRoot()) {
+    auto make = [](const std::string& path, hsize_t n, hsize_t radii) {
+      hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+      hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+      H5Pset_create_intermediate_group(lcpl, 1);
+      hsize_t p[2] = {n, 3};
+      hid_t sp = H5Screate_simple(2, p, nullptr), sr = H5Screate_simple(1, &radii, nullptr);
+      hid_t dp = H5Dcreate2(f, "/particles/position", H5T_IEEE_F64LE, sp, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+      hid_t dr = H5Dcreate2(f, "/particles/radius", H5T_IEEE_F64LE, sr, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+      if (n <= 16) H5Dwrite(dp, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, std::vector<double>(3 * n, 0.0).data());
+      H5Dclose(dp);
+      H5Dclose(dr);
+      H5Sclose(sp);
+      H5Sclose(sr);
+      H5Pclose(lcpl);
+      H5Fclose(f);
+    };
+    make(big, hsize_t(1) << 27, 1);
+    make(rows, 2, hsize_t(1) << 27);
+  }
+  Comm::world().barrier();
+  bdem::ParticleFileOptions o;
+  o.path = big;
+  std::string msg = refusedQuickly([&] { bdem::readParticleFile(o); });
+  EXPECT_TRUE(has(msg, big)) << msg;
+  EXPECT_TRUE(has(msg, "/particles/position")) << msg;
+  EXPECT_TRUE(has(msg, "more than the file's size")) << msg;
+  o.path = rows;
+  msg = refusedQuickly([&] { bdem::readParticleFile(o); });
+  EXPECT_TRUE(has(msg, "/particles/radius")) << msg;
+}
+
+}  // namespace
+}  // namespace kinema::io
