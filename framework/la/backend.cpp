@@ -76,18 +76,50 @@ NamedRegistry<BackendEntry>& backends() {
   return registry;
 }
 
+const ParamBindings<BackendParams>& backendBindings() {
+  static const ParamBindings<BackendParams> b = [] {
+    ParamBindings<BackendParams> r;
+    r.choiceFrom("name", &BackendParams::name, [] { return backends().names(); },
+                 "linear-algebra backend holding vectors, matrices and solvers");
+    return r;
+  }();
+  return b;
+}
+
+const std::string& backendGroup() {
+  static const std::string group = "backend";
+  return group;
+}
+
+const std::string& backendNameKey() {
+  static const std::string key = backendGroup() + "." + backendBindings().keys().front();
+  return key;
+}
+
+BackendParams readBackendParams(const Config& config) { return backendBindings().read(config, backendGroup()); }
+
+std::vector<std::string> preconditionerNames() {
+  std::vector<std::string> names{"none"};
+  for (const auto& [n, e] : backends().entries())
+    for (const auto& pc : e.nativePreconditioners)
+      if (!contains(names, pc)) names.push_back(pc);
+  for (const auto& n : customPreconditioners().names())
+    if (!contains(names, n)) names.push_back(n);
+  return names;
+}
+
 void declareBackendParams(ParamSchema& schema) {
   const std::vector<std::string> names = backends().names();
   KINEMA_CHECK(!names.empty(), "no linear-algebra backend is registered");
-  const std::string def = backends().has("eigen") ? "eigen" : names.front();
-  schema.addChoice("backend.name", def, names,
-                   "linear-algebra backend holding vectors, matrices and solvers");
+  BackendParams defaults;
+  if (!backends().has(defaults.name)) defaults.name = names.front();
+  backendBindings().declare(schema, backendGroup(), defaults);
   for (const auto& [n, e] : backends().entries())
     if (e.declare) e.declare(schema);
 }
 
 BackendPtr createBackend(const Config& config) {
-  const std::string& name = config.getString("backend.name");
+  const std::string name = readBackendParams(config).name;
   const BackendEntry& entry = backends().get(name);
   KINEMA_CHECK(static_cast<bool>(entry.make), "backend '", name, "' has no factory");
   ParamSchema own;
@@ -110,7 +142,8 @@ BackendPtr createBackend(const Config& config) {
 BackendPtr createBackend(const std::string& name) {
   ParamSchema schema;
   declareBackendParams(schema);
-  Config config = Config::fromString("backend: {name: '" + name + "'}", "<backend " + name + ">");
+  Config config = Config::fromString("{}", "<backend " + name + ">");
+  config.setString(backendNameKey(), name, "<backend " + name + ">");
   config.validate(schema);
   return createBackend(config);
 }

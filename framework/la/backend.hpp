@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "framework/core/config.hpp"
+#include "framework/core/param_binding.hpp"
 #include "framework/core/registry.hpp"
 #include "framework/la/linear_solver.hpp"
 #include "framework/la/matrix_assembler.hpp"
@@ -62,7 +63,26 @@ struct BackendEntry {
 };
 NamedRegistry<BackendEntry>& backends();
 
-// Declares `backend.name` (choices: every registered backend) and each backend's parameters.
+// The scene's choice of backend, bound once (framework/core/param_binding.hpp) under "backend":
+// `name`, a choice of every registered backend (asked of the registry when declared).
+struct BackendParams {
+  std::string name = "eigen";
+};
+const ParamBindings<BackendParams>& backendBindings();
+// The group the bindings sit under ("backend") and the full key of the name ("backend.name"),
+// for the command line's --backend and the `backend: petsc` shorthand.
+const std::string& backendGroup();
+const std::string& backendNameKey();
+// The backend named in a validated config.
+BackendParams readBackendParams(const Config& config);
+
+// Every preconditioner name a scene may give: "none", each registered backend's native ones (in
+// the order first met) and the framework's (customPreconditioners()). Whether the scene's backend
+// offers it is checked after validation (checkLinearSolverChoices, linear_solver_params.hpp).
+std::vector<std::string> preconditionerNames();
+
+// Declares `backend.name` (backendBindings(), the default eigen where it is registered, else the
+// first) and each backend's parameters (BackendEntry::declare).
 void declareBackendParams(ParamSchema& schema);
 // Creates the backend named by `backend.name` in a validated config.
 BackendPtr createBackend(const Config& config);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "framework/core/error.hpp"
+#include "framework/core/param_binding.hpp"
 #include "framework/core/strings.hpp"
 #include "framework/la/solver_types.hpp"
 #include "framework/la/backend.hpp"
@@ -10,51 +11,66 @@
 
 namespace kinema::la {
 
+namespace {
+// Keys checkLinearSolverChoices looks for, besides binding them.
+constexpr const char* kPreconditioner = "preconditioner";
+constexpr const char* kReusePreconditioner = "reuse_preconditioner";
+}  // namespace
+
+const ParamBindings<LinearSolverOptions>& linearSolverBindings() {
+  static const ParamBindings<LinearSolverOptions> b = [] {
+    using O = LinearSolverOptions;
+    ParamBindings<O> r;
+    r.choice("type", &O::type, linearSolverTypes(),
+             "linear solver: cg (SPD), minres (symmetric), gmres (general) or direct");
+    // Every name some registered backend or the framework offers: a typo is a validation error
+    // naming the key; checkLinearSolverChoices then refuses one the scene's backend lacks.
+    r.choiceFrom(kPreconditioner, &O::preconditioner, preconditionerNames,
+                 "preconditioner: none, jacobi, ic0, ssor, amg, direct or a framework one");
+    r.real("rtol", &O::rtol, Range{0.0, 1.0, false, true},
+           "relative tolerance on the true residual: ||b - Ax|| <= rtol ||b||");
+    r.real("atol", &O::atol, Range::nonNegative(), "absolute tolerance on the true residual (the larger of the two wins)");
+    r.integer("max_iterations", &O::maxIterations, Range::atLeast(1),
+              "iteration limit; reaching it is reported, not an error");
+    r.integer("restart", &O::restart, Range::atLeast(1), "GMRES restart length (Krylov vectors kept)");
+    r.choice(kReusePreconditioner, &O::reusePreconditioner, {"none", "interpolation", "full"},
+             "on a refill of the same matrix (values changed, pattern not): none = set the "
+             "preconditioner up anew, interpolation = AMG keeps its aggregates / interpolation "
+             "and recomputes the coarse operators (GAMG, MueLu RP), full = keep it as it is");
+    r.custom(
+        "native",
+        [](ParamSchema& s, const std::string& key, const O&) -> ParamSpec& {
+          return s.addTree(key,
+                           "options for this solver only, by backend: petsc: \"-ksp_monitor ...\", "
+                           "trilinos: {belos: {...}, ifpack2: {...}, muelu: {...}}");
+        },
+        [](const Config& c, const std::string& key, O& o) {  // by backend name, as YAML text
+          if (YAML::Node native = c.tree(key); native && native.IsMap())
+            for (const auto& kv : native) o.native[kv.first.as<std::string>()] = yamlText(kv.second);
+        });
+    // The native option prefix: "poisson.solver" -> "poisson_solver_".
+    r.thenWithPrefix([](O& o, const std::string& prefix) {
+      o.prefix = prefix;
+      std::replace(o.prefix.begin(), o.prefix.end(), '.', '_');
+      if (!o.prefix.empty()) o.prefix += '_';
+    });
+    return r;
+  }();
+  return b;
+}
+
 void declareLinearSolverParams(ParamSchema& schema, const std::string& prefix,
                                const LinearSolverOptions& defaults) {
-  const std::string p = prefix.empty() ? "" : prefix + ".";
-  schema.addChoice(p + "type", defaults.type, linearSolverTypes(),
-                   "linear solver: cg (SPD), minres (symmetric), gmres (general) or direct");
-  schema.addString(p + "preconditioner", defaults.preconditioner,
-                   "preconditioner: none, jacobi, ic0, ssor, amg, direct or a framework one");
-  schema.addReal(p + "rtol", defaults.rtol, Range{0.0, 1.0, false, true},
-                 "relative tolerance on the true residual: ||b - Ax|| <= rtol ||b||");
-  schema.addReal(p + "atol", defaults.atol, Range::nonNegative(),
-                 "absolute tolerance on the true residual (the larger of the two wins)");
-  schema.addInt(p + "max_iterations", defaults.maxIterations, Range::atLeast(1),
-                "iteration limit; reaching it is reported, not an error");
-  schema.addInt(p + "restart", defaults.restart, Range::atLeast(1),
-                "GMRES restart length (Krylov vectors kept)");
-  schema.addChoice(p + "reuse_preconditioner", defaults.reusePreconditioner, {"none", "interpolation", "full"},
-                   "on a refill of the same matrix (values changed, pattern not): none = set the "
-                   "preconditioner up anew, interpolation = AMG keeps its aggregates / interpolation "
-                   "and recomputes the coarse operators (GAMG, MueLu RP), full = keep it as it is");
-  schema.addTree(p + "native",
-                 "options for this solver only, by backend: petsc: \"-ksp_monitor ...\", "
-                 "trilinos: {belos: {...}, ifpack2: {...}, muelu: {...}}");
+  linearSolverBindings().declare(schema, prefix, defaults);
 }
 
 LinearSolverOptions readLinearSolverOptions(const Config& config, const std::string& prefix) {
-  const std::string p = prefix.empty() ? "" : prefix + ".";
-  LinearSolverOptions o;
-  o.type = config.getString(p + "type");
-  o.preconditioner = config.getString(p + "preconditioner");
-  o.rtol = config.getReal(p + "rtol");
-  o.atol = config.getReal(p + "atol");
-  o.maxIterations = static_cast<int>(config.getInt(p + "max_iterations"));
-  o.restart = static_cast<int>(config.getInt(p + "restart"));
-  o.reusePreconditioner = config.getString(p + "reuse_preconditioner");
-  if (YAML::Node native = config.tree(p + "native"); native && native.IsMap())
-    for (const auto& kv : native) o.native[kv.first.as<std::string>()] = yamlText(kv.second);
-  o.prefix = prefix;
-  std::replace(o.prefix.begin(), o.prefix.end(), '.', '_');
-  if (!o.prefix.empty()) o.prefix += '_';
-  return o;
+  return linearSolverBindings().read(config, prefix);
 }
 
 void checkLinearSolverChoices(const Config& config, const ParamSchema& schema) {
-  if (!schema.find("backend.name")) return;
-  const std::string backend = config.getString("backend.name");
+  if (!schema.find(backendNameKey())) return;
+  const std::string backend = readBackendParams(config).name;
   if (!backends().has(backend)) return;  // validate() has named it already
   const BackendEntry& entry = backends().get(backend);
   std::vector<std::string> offered{"none"};
@@ -63,12 +79,12 @@ void checkLinearSolverChoices(const Config& config, const ParamSchema& schema) {
   for (const auto& n : customPreconditioners().names()) offered.push_back(n);
   std::string problems;
   for (const ParamSpec& spec : schema.specs()) {
-    // The solvers of declareLinearSolverParams: "<prefix>.preconditioner" beside "<prefix>.reuse_preconditioner".
-    const std::string tail = "preconditioner";
+    // The solvers of linearSolverBindings(): "<prefix>.preconditioner" beside "<prefix>.reuse_preconditioner".
+    const std::string tail = kPreconditioner;
     if (spec.key.size() < tail.size() || spec.key.compare(spec.key.size() - tail.size(), tail.size(), tail) != 0)
       continue;
     const std::string prefix = spec.key.substr(0, spec.key.size() - tail.size());
-    if (!schema.find(prefix + "reuse_preconditioner")) continue;
+    if (!schema.find(prefix + kReusePreconditioner)) continue;
     const std::string value = config.getString(spec.key);
     if (std::find(offered.begin(), offered.end(), value) != offered.end()) continue;
     const std::string list = joinNames(offered);

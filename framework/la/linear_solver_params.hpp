@@ -1,13 +1,21 @@
 #pragma once
-// Declares a linear solver's parameters under a prefix (e.g. "poisson.solver") so every module
-// exposes the same keys: type, preconditioner, rtol, atol, max_iterations, restart.
+// A linear solver's parameters under a prefix (e.g. "poisson.solver"), the same keys for every
+// module: type, preconditioner, rtol, atol, max_iterations, restart, reuse_preconditioner, native.
+// Bound once (framework/core/param_binding.hpp, docs/writing-a-module.md section 2); a module's own
+// bindings can nest linearSolverBindings() under a key of theirs.
 #include <string>
 
 #include "framework/core/config.hpp"
+#include "framework/core/param_binding.hpp"
 #include "framework/la/linear_solver.hpp"
 
 namespace kinema::la {
 
+// type: a choice of linearSolverTypes(); preconditioner: a choice of preconditionerNames() (every
+// backend's and the framework's, asked for when declared), so a typo fails validation naming the key.
+const ParamBindings<LinearSolverOptions>& linearSolverBindings();
+
+// linearSolverBindings().declare / .read under `prefix`.
 void declareLinearSolverParams(ParamSchema& schema, const std::string& prefix,
                                const LinearSolverOptions& defaults = {});
 LinearSolverOptions readLinearSolverOptions(const Config& config, const std::string& prefix);
