@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "framework/core/config.hpp"
+#include "framework/core/param_binding.hpp"
+#include "framework/la/backend.hpp"
 
 namespace kinema::run {
 
@@ -20,8 +22,42 @@ struct SceneOptions {
   std::string program = "kinema";      // the program as the user typed it (argv[0]), for restart commands
 };
 
-// Parameters every scene has: module, backend.*, output.*, run.*.
+// Parameters every scene has: module, backend.*, output.*, run.*, each bound once with default,
+// range, help and the field it fills (framework/core/param_binding.hpp).
+struct OutputParams {
+  std::string directory;  // empty: out/<scene file name without .yaml>
+  long frameEvery = 1;
+  bool overwrite = false;
+};
+struct RunParams {
+  long checkpointEvery = 0;
+  double checkpointWall = 600.0;
+  long checkpointKeep = 2;
+  std::string restart;
+  YAML::Node restartAllow;  // undefined where not given
+  long failAtStep = 0;
+  std::string failKind = "error";
+  std::string maxMemory = "auto";
+  double maxWall = 0.0;
+  double progressSeconds = 5.0;
+  std::string pluginPath;
+  std::string logLevel = "info";
+  bool logAllRanks = false;
+};
+struct FrameworkParams {
+  std::string module;        // declared with the first registered module as its default
+  la::BackendParams backend;  // backend.name (la::backendBindings(); each backend declares its own keys)
+  OutputParams output;
+  RunParams run;
+};
+// `module` (a required choice of the registered modules), `output.*` and `run.*`.
+const ParamBindings<FrameworkParams>& moduleBindings();
+const ParamBindings<OutputParams>& outputBindings();
+const ParamBindings<RunParams>& runBindings();
+
 void declareFrameworkParams(ParamSchema& schema);
+// The framework's parameters from a validated config.
+FrameworkParams readFrameworkParams(const Config& config);
 // The full schema for one module (framework + backends + the module's own).
 ParamSchema schemaFor(const std::string& module);
 // Reads, overrides and validates. Throws InputError naming file, line and key.
