@@ -1,14 +1,19 @@
 #pragma once
-// Declares the LP solver's parameters under a prefix (e.g. "impact.lp") so every module that poses
-// LPs exposes the same keys: algorithm, feasibility_tolerance, optimality_tolerance,
-// verify_tolerance, max_iterations.
+// The LP solver's parameters under a prefix (e.g. "impact.lp"), the same keys for every module that
+// poses LPs: algorithm, feasibility_tolerance, optimality_tolerance, verify_tolerance,
+// max_iterations; each bound once with the LpOptions field it fills (framework/core/param_binding.hpp).
 #include <string>
 
 #include "framework/core/config.hpp"
+#include "framework/core/param_binding.hpp"
 #include "framework/solvers/lp_solver.hpp"
 
 namespace kinema::solvers {
 
+// The bindings: a module's own bindings can nest them under a key of theirs.
+const ParamBindings<LpOptions>& lpBindings();
+
+// lpBindings().declare / .read under `prefix`.
 void declareLpParams(ParamSchema& schema, const std::string& prefix, const LpOptions& defaults = {});
 LpOptions readLpOptions(const Config& config, const std::string& prefix);
 

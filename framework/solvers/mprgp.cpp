@@ -360,38 +360,4 @@ MprgpStats Mprgp::solve(const la::Vector& b, const la::Vector& lower, const la::
   return st;
 }
 
-void declareMprgpParams(ParamSchema& schema, const std::string& prefix, const MprgpOptions& d) {
-  const std::string p = prefix.empty() ? "" : prefix + ".";
-  schema.addReal(p + "gamma", d.gamma, Range::positive(),
-                 "Gamma of the proportioning test ||beta||^2 <= Gamma^2 phit.phi");
-  schema.addChoice(p + "alpha_rule", d.alphaRule, {"power", "fixed"},
-                   "expansion step length alpha_bar: power (alpha_factor / (1.01 x power-iteration "
-                   "estimate of ||A||)) or fixed (alpha_fixed)");
-  schema.addReal(p + "alpha_factor", d.alphaFactor, Range::leftOpen(0.0, 2.0),
-                 "alpha_bar = alpha_factor / ||A|| for the rule power, in (0, 2]");
-  schema.addReal(p + "alpha_fixed", d.alphaFixed, Range::nonNegative(),
-                 "alpha_bar for the rule fixed; must be in (0, 2/||A||]");
-  schema.addInt(p + "power_iterations", d.powerIterations, Range::atLeast(1),
-                "power iterations for the ||A|| estimate");
-  schema.addReal(p + "rtol", d.rtol, Range{0.0, 1.0, false, true},
-                 "relative tolerance: ||g^P|| <= max(atol, rtol ||g^P(x0)||)");
-  schema.addReal(p + "atol", d.atol, Range::nonNegative(), "absolute tolerance on ||g^P||");
-  schema.addInt(p + "max_iterations", d.maxIterations, Range::atLeast(0),
-                "iteration limit; reaching it is reported, not an error");
-}
-
-MprgpOptions readMprgpOptions(const Config& config, const std::string& prefix) {
-  const std::string p = prefix.empty() ? "" : prefix + ".";
-  MprgpOptions o;
-  o.gamma = config.getReal(p + "gamma");
-  o.alphaRule = config.getString(p + "alpha_rule");
-  o.alphaFactor = config.getReal(p + "alpha_factor");
-  o.alphaFixed = config.getReal(p + "alpha_fixed");
-  o.powerIterations = static_cast<int>(config.getInt(p + "power_iterations"));
-  o.rtol = config.getReal(p + "rtol");
-  o.atol = config.getReal(p + "atol");
-  o.maxIterations = static_cast<int>(config.getInt(p + "max_iterations"));
-  return o;
-}
-
 }  // namespace kinema::solvers

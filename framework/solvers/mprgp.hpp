@@ -8,7 +8,6 @@
 #include <functional>
 #include <string>
 
-#include "framework/core/config.hpp"
 #include "framework/core/solver_outcome.hpp"
 #include "framework/la/preconditioner.hpp"
 #include "framework/solvers/active_set.hpp"
@@ -71,9 +70,8 @@ class Mprgp {
   int normMatvecs_ = 0;
 };
 
-// Parameters under `prefix` (gamma, alpha_rule, alpha_factor, alpha_fixed, power_iterations,
-// rtol, atol, max_iterations), each with default, range and help.
-void declareMprgpParams(ParamSchema& schema, const std::string& prefix, const MprgpOptions& defaults = {});
-MprgpOptions readMprgpOptions(const Config& config, const std::string& prefix);
-
 }  // namespace kinema::solvers
+
+// The parameters (mprgpBindings, declareMprgpParams, readMprgpOptions), for the callers that found
+// them here before they had a header of their own.
+#include "framework/solvers/mprgp_params.hpp"

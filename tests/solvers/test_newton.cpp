@@ -723,6 +723,40 @@ TEST(NewtonParams, DefaultsAndOverrides) {
   EXPECT_NE(messageOf([&] { bad.validate(schema); }), "");
 }
 
+// One binding: a module nests newtonBindings() under its own key and gets the same keys, the
+// linear solver's among them; a preconditioner no backend offers is a validation error naming it.
+TEST(NewtonParams, BindingsNestAndRefuseAPreconditionerTypo) {
+  struct Module {
+    double dt = 0.1;
+    NewtonOptions newton;
+  };
+  ParamBindings<Module> b;
+  b.real("dt", &Module::dt, Range::positive(), "time step");
+  b.nested("newton", &Module::newton, solvers::newtonBindings());
+  ParamSchema nestedSchema, wrapperSchema;
+  b.declare(nestedSchema, "m");
+  solvers::declareNewtonParams(wrapperSchema, "m.newton");
+  ASSERT_EQ(nestedSchema.specs().size(), wrapperSchema.specs().size() + 1);
+  for (const ParamSpec& s : wrapperSchema.specs()) {
+    const ParamSpec* n = nestedSchema.find(s.key);
+    ASSERT_NE(n, nullptr) << s.key;
+    EXPECT_EQ(n->defaultString(), s.defaultString()) << s.key;
+    EXPECT_EQ(n->help, s.help) << s.key;
+  }
+  Config c = Config::fromString("m: {newton: {max_iterations: 7, linear: {preconditioner: ic0}}}\n");
+  c.validate(nestedSchema);
+  const Module m = b.read(c, "m");
+  EXPECT_EQ(m.newton.maxIterations, 7);
+  EXPECT_EQ(m.newton.linear.preconditioner, "ic0");
+  EXPECT_EQ(m.newton.linear.prefix, "m_newton_linear_");
+  EXPECT_EQ(solvers::readNewtonOptions(c, "m.newton").linear.prefix, "m_newton_linear_");
+
+  Config typo = Config::fromString("m: {newton: {linear: {preconditioner: icc0}}}\n");
+  const std::string msg = messageOf([&] { typo.validate(nestedSchema); });
+  EXPECT_NE(msg.find("m.newton.linear.preconditioner"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'ic0'"), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace kinema::test
 
