@@ -139,14 +139,6 @@ std::vector<std::int64_t> readOffsets(const io::H5File& f, const std::string& pa
                            off[u64(s + 1)] < off[u64(s)] ? std::string("a negative number of")
                                                          : std::to_string(off[u64(s + 1)] - off[u64(s)]),
                            " vertices; a DER strand needs at least 3"));
-  // Every vertex has a row of /strands/positions, which the file's size bounds: callers size the
-  // strands from these offsets.
-  if (f.exists("/strands/positions")) {
-    const io::Shape pos = f.shape("/strands/positions");
-    if (!pos.empty() && u64(off.back()) > pos[0])
-      throw InputError(str(path, ": /strands/vertex_offset ends at ", off.back(), " vertices but /strands/positions has ",
-                           pos[0], " rows"));
-  }
   if (off.back() != f.readAttributeInt("/strands", "vertices"))
     throw InputError(str(path, ": /strands/vertex_offset ends at ", off.back(), " but the file has ",
                          f.readAttributeInt("/strands", "vertices"), " vertices"));
