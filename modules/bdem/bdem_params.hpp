@@ -1,8 +1,8 @@
 #pragma once
-// The bdem module's parameters (paper §3-5; README decisions), each declared once under `bdem.`
-// with type, default, range and a line of help (DESIGN: "every parameter is declared once"), and
-// read back into the structs the module and the integrators use. The scene itself is under
-// `bdem.scene.` (scene_params.hpp).
+// The bdem module's parameters (paper §3-5; README decisions), each bound once under `bdem.` with
+// type, default, range, a line of help and the field of BdemParams it fills
+// (framework/core/param_binding.hpp), so the schema and the reading cannot drift apart. The
+// defaults are those of BdemParams{}. The scene itself is under `bdem.scene.` (scene_params.hpp).
 #include <string>
 
 #include "framework/core/config.hpp"
@@ -21,7 +21,7 @@ struct BdemParams {
   int fragmentsEvery = 1;        // fragment count every this many runner steps (0: never)
   bool freshPattern = true;      // new Hessian pattern every implicit step (bitwise restarts)
   BondModel model;               // shear form, bend/twist measure, tension-only fracture (README decisions 13-14, 34)
-  ContactParams contact;         // applied over the scene's values only where the scene sets them
+  ContactParams contact;         // applied over the scene's values only where the scene sets them:
   bool kecSet = false, kcSet = false, muSSet = false, muRSet = false, rollingSet = false;
 };
 

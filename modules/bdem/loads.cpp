@@ -5,16 +5,17 @@
 namespace kinema::bdem {
 
 std::vector<Vec3> readLoads(const Config& c, const ParticleSets& sets, const System& scene) {
-  const YAML::Node tree = c.tree("bdem.loads");
+  const SceneTree t = readSceneTrees(c).loads;
+  const YAML::Node& tree = t.node;
   if (!tree || tree.IsNull()) return {};
-  if (!tree.IsMap()) treeError(c, "bdem.loads", "expected a map of named loads, e.g. tip_load: {set: tip, force: [0, 0, -1]}");
+  if (!tree.IsMap()) treeError(c, t.key, "expected a map of named loads, e.g. tip_load: {set: tip, force: [0, 0, -1]}");
   const Particles& P = scene.P;
   const std::size_t n = P.size();
   std::vector<std::size_t> local(n);
   for (std::size_t a = 0; a < n; ++a) local[static_cast<std::size_t>(P.gid[a])] = a;
   std::vector<Vec3> f(n, Vec3::Zero());
   for (const auto& kv : tree) {
-    const std::string key = "bdem.loads." + kv.first.Scalar();
+    const std::string key = t.key + "." + kv.first.Scalar();
     const YAML::Node& def = kv.second;
     checkFields(c, key, def, {"set", "body_force", "force", "traction", "area"});
     if (!def["set"]) treeError(c, key, "names no set (set: <name>)");

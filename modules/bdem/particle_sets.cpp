@@ -5,26 +5,55 @@
 #include <limits>
 
 #include "framework/core/error.hpp"
+#include "framework/core/param_binding.hpp"
 #include "framework/core/strings.hpp"
 
 namespace kinema::bdem {
 
-void declareParticleSetParams(ParamSchema& s) {
-  s.addTree("bdem.sets",
-            "named particle sets, bdem.sets.<name>: {box: [xmin, ymin, zmin, xmax, ymax, zmax]} | {face: x_min|x_max|"
-            "y_min|y_max|z_min|z_max} | {grip: <generator grip>} | {indices: [scene indices]}; `all` is predefined "
-            "(docs/modules/bdem.md, Loads, supports and probes)");
-  s.addTree("bdem.loads",
-            "named loads, bdem.loads.<name>: {set: <set>, body_force: [N/kg]} | {set, force: [N], total over the set, "
-            "equal shares} | {set, traction: [N/m^2], area: [m^2] (optional)}; enter Eq. 6 as -f.p");
-  s.addTree("bdem.supports",
-            "named supports, bdem.supports.<name>: {set: <set>, fixed: true} | {set, velocity: [m/s], "
-            "angular_velocity: [rad/s] (optional), until: [s] (optional)} | {set, displacement: [m], ramp_time: [s] "
-            "(0: one time step)}: prescribed motion (Dirichlet, README decision 28)");
-  s.addTree("bdem.probes",
-            "list of set names; each adds diagnostics columns probe_<set>_{x,y,z} (mean position), _{ux,uy,uz} (mean "
-            "displacement from rest), _{vx,vy,vz} (mean velocity), _{fx,fy,fz} (total reaction / external force)");
+namespace {
+
+// A tree key: declared with its help, read as its full key and node (ParamBindings::tree, with the
+// key kept for the readers' messages).
+void tree(ParamBindings<SceneTrees>& r, std::string key, SceneTree SceneTrees::*member, std::string help) {
+  r.custom(
+      std::move(key),
+      [help](ParamSchema& s, const std::string& k, const SceneTrees&) -> ParamSpec& { return s.addTree(k, help); },
+      [member](const Config& c, const std::string& k, SceneTrees& o) {
+        (o.*member).key = k;
+        (o.*member).node.reset(c.tree(k));  // rebinds: `=` would write into a node copies share
+      });
 }
+
+const ParamBindings<SceneTrees>& treeBindings() {
+  static const ParamBindings<SceneTrees> b = [] {
+    using T = SceneTrees;
+    ParamBindings<T> r;
+    tree(r, "sets", &T::sets,
+         "named particle sets, bdem.sets.<name>: {box: [xmin, ymin, zmin, xmax, ymax, zmax]} | {face: x_min|x_max|"
+         "y_min|y_max|z_min|z_max} | {grip: <generator grip>} | {indices: [scene indices]}; `all` is predefined "
+         "(docs/modules/bdem.md, Loads, supports and probes)");
+    tree(r, "loads", &T::loads,
+         "named loads, bdem.loads.<name>: {set: <set>, body_force: [N/kg]} | {set, force: [N], total over the set, "
+         "equal shares} | {set, traction: [N/m^2], area: [m^2] (optional)}; enter Eq. 6 as -f.p");
+    tree(r, "supports", &T::supports,
+         "named supports, bdem.supports.<name>: {set: <set>, fixed: true} | {set, velocity: [m/s], "
+         "angular_velocity: [rad/s] (optional), until: [s] (optional)} | {set, displacement: [m], ramp_time: [s] "
+         "(0: one time step)}: prescribed motion (Dirichlet, README decision 28)");
+    tree(r, "probes", &T::probes,
+         "list of set names; each adds diagnostics columns probe_<set>_{x,y,z} (mean position), _{ux,uy,uz} (mean "
+         "displacement from rest), _{vx,vy,vz} (mean velocity), _{fx,fy,fz} (total reaction / external force)");
+    return r;
+  }();
+  return b;
+}
+
+const char* const kPrefix = "bdem";
+
+}  // namespace
+
+void declareParticleSetParams(ParamSchema& s) { treeBindings().declare(s, kPrefix); }
+
+SceneTrees readSceneTrees(const Config& c) { return treeBindings().read(c, kPrefix); }
 
 void treeError(const Config& c, const std::string& key, const std::string& message) {
   throw InputError(str(c.where(key), ": ", key, ": ", message));
@@ -104,18 +133,19 @@ ParticleSets readParticleSets(const Config& c, const System& scene) {
     return A;
   };
 
+  const SceneTree t = readSceneTrees(c).sets;
   ParticleSets sets;
-  ParticleSet all{"all", "bdem.sets.all", {}, 0};
+  ParticleSet all{"all", t.key + ".all", {}, 0};
   for (std::size_t g = 0; g < n; ++g) all.ids.push_back(static_cast<GlobalId>(g));
   all.area = cellArea(all.ids);
   sets["all"] = all;
 
-  const YAML::Node tree = c.tree("bdem.sets");
+  const YAML::Node& tree = t.node;
   if (!tree || tree.IsNull()) return sets;
-  if (!tree.IsMap()) treeError(c, "bdem.sets", "expected a map of named sets, e.g. tip: {face: x_max}");
+  if (!tree.IsMap()) treeError(c, t.key, "expected a map of named sets, e.g. tip: {face: x_max}");
   for (const auto& kv : tree) {
     const std::string name = kv.first.Scalar();
-    const std::string key = "bdem.sets." + name;
+    const std::string key = t.key + "." + name;
     if (name == "all") treeError(c, key, "`all` is predefined (every particle); choose another name");
     const YAML::Node& def = kv.second;
     checkFields(c, key, def, {"box", "face", "grip", "indices"});

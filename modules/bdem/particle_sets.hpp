@@ -12,8 +12,8 @@
 // The name `all` is predefined (every particle). An empty set is an InputError naming its key.
 //
 // The sets, loads, supports and probes keys are pass-through trees of the schema (their entries
-// are named by the user); this file declares them and checks their entries itself, naming the
-// file, line and key of each problem.
+// are named by the user); this file binds them once (declared and read with their keys) and the
+// readers check their entries themselves, naming the file, line and key of each problem.
 #include <map>
 #include <string>
 #include <vector>
@@ -33,8 +33,20 @@ struct ParticleSet {
 };
 using ParticleSets = std::map<std::string, ParticleSet>;
 
+// One of those trees as the scene gives it: its full key (for messages) and its node (null when
+// the scene has none).
+struct SceneTree {
+  std::string key;
+  YAML::Node node;
+};
+struct SceneTrees {
+  SceneTree sets, loads, supports, probes;
+};
+
 // Declares bdem.sets, bdem.loads, bdem.supports and bdem.probes (trees, checked by the readers).
 void declareParticleSetParams(ParamSchema& schema);
+// The four trees of a validated config.
+SceneTrees readSceneTrees(const Config& c);
 
 // The sets of the scene `scene` (every particle, gid = scene index, as a generator built it).
 ParticleSets readParticleSets(const Config& c, const System& scene);

@@ -8,14 +8,15 @@ namespace kinema::bdem {
 
 void Probes::read(const Config& c, const ParticleSets& sets) {
   probes_.clear();
-  const YAML::Node tree = c.tree("bdem.probes");
+  const SceneTree t = readSceneTrees(c).probes;
+  const YAML::Node& tree = t.node;
   if (!tree || tree.IsNull()) return;
-  if (!tree.IsSequence()) treeError(c, "bdem.probes", "expected a list of set names, e.g. [tip, clamp]");
+  if (!tree.IsSequence()) treeError(c, t.key, "expected a list of set names, e.g. [tip, clamp]");
   for (std::size_t k = 0; k < tree.size(); ++k) {
-    const std::string name = readString(c, "bdem.probes", tree[k]);
-    const ParticleSet& set = namedSet(c, sets, "bdem.probes", name);
+    const std::string name = readString(c, t.key, tree[k]);
+    const ParticleSet& set = namedSet(c, sets, t.key, name);
     if (std::any_of(probes_.begin(), probes_.end(), [&](const Probe& p) { return p.name == name; }))
-      treeError(c, "bdem.probes", str("set '", name, "' is probed twice"));
+      treeError(c, t.key, str("set '", name, "' is probed twice"));
     probes_.push_back({name, set.ids, {}, static_cast<double>(set.ids.size())});
   }
 }

@@ -5,16 +5,17 @@
 namespace kinema::bdem {
 
 void applySupports(const Config& c, const ParticleSets& sets, System& scene, double dt) {
-  const YAML::Node tree = c.tree("bdem.supports");
+  const SceneTree t = readSceneTrees(c).supports;
+  const YAML::Node& tree = t.node;
   if (!tree || tree.IsNull()) return;
-  if (!tree.IsMap()) treeError(c, "bdem.supports", "expected a map of named supports, e.g. clamp: {set: root, fixed: true}");
+  if (!tree.IsMap()) treeError(c, t.key, "expected a map of named supports, e.g. clamp: {set: root, fixed: true}");
   Particles& P = scene.P;
   const std::size_t n = P.size();
   std::vector<std::size_t> local(n);
   for (std::size_t a = 0; a < n; ++a) local[static_cast<std::size_t>(P.gid[a])] = a;
   for (const auto& kv : tree) {
     const std::string name = kv.first.Scalar();
-    const std::string key = "bdem.supports." + name;
+    const std::string key = t.key + "." + name;
     const YAML::Node& def = kv.second;
     checkFields(c, key, def, {"set", "fixed", "velocity", "angular_velocity", "until", "displacement", "ramp_time"});
     if (!def["set"]) treeError(c, key, "names no set (set: <name>)");
