@@ -7,78 +7,217 @@
 #include "framework/core/error.hpp"
 #include "framework/core/index_cast.hpp"
 #include "framework/core/log.hpp"
+#include "framework/core/param_binding.hpp"
 #include "framework/la/distributed_backends.hpp"
 #include "modules/impact/sim_generators.hpp"
 
 namespace kinema::impact {
 
-void ImpactModule::declare(ParamSchema& schema) {
-  schema.addChoice("impact.scene.type", "cradle",
-                   {"cradle", "pool_break", "wedge", "geyser", "jammed_box", "pile", "box_drop", "balls"},
-                   "the bodies: cradle (Newton's cradle of `count` balls), pool_break (a rack of `rows` rows and a "
-                   "cue ball), wedge (Fig. 3: a ball in a wedge of `angle_degrees`), geyser (the mini-geyser, our stand-in for Fig. 1), "
-                   "jammed_box (a rows x rows block filling a box), pile (`count` balls dropped into a box of "
-                   "`width`), box_drop (`count` rigid boxes onto a floor), balls (the explicit lists `balls`, `planes`)");
-  schema.addInt("impact.scene.dimension", 2, Range::closed(2, 3), "2: discs in the plane, 3: spheres (cradle, pile)");
-  schema.addInt("impact.scene.count", 5, Range::closed(1, 100000000), "balls of the cradle and the pile, boxes of box_drop");
-  schema.addInt("impact.scene.rows", 5, Range::closed(1, 10000), "rows of the pool rack; the jammed block is rows x rows");
-  schema.addReal("impact.scene.radius", 1.0, Range::positive(), "ball radius r of the generators");
-  schema.addReal("impact.scene.mass", 1.0, Range::positive(), "mass of every generated body");
-  schema.addReal("impact.scene.speed", 1.0, Range::nonNegative(),
-                 "initial speed: the cradle's first ball, the cue ball, the wedge ball, the geyser projectile; "
-                 "standard deviation of the jammed block's velocities");
-  schema.addReal("impact.scene.angle_degrees", 10.0, Range::open(0.0, 180.0), "opening angle θ of the wedge");
-  schema.addBool("impact.scene.symmetric", true, "geyser: projectile touching both plug balls (else one, at 20 deg)");
-  schema.addReal("impact.scene.gap", 0.0, Range::nonNegative(),
-                 "geyser: the right wall at x = 4r + gap (0: the plug is jammed; 0.001: it is not)");
-  schema.addReal("impact.scene.width", 10.0, Range::positive(), "pile: inner width of the box");
-  schema.addReal("impact.scene.spacing", 0.05, Range::nonNegative(), "pile: lattice gap as a fraction of 2r");
-  schema.addReal("impact.scene.jitter", 0.02, Range::closed(0.0, 0.5),
-                 "pile: random offsets of positions and velocities, a fraction of r");
-  schema.addInt("impact.scene.seed", 1, Range::atLeast(0), "seed of the random jitter / velocities");
-  schema.addRealList("impact.scene.half_extents", {0.5, 0.3, 0.2}, 3, "box_drop: half side lengths of the boxes");
-  schema.addRealList("impact.scene.balls", {}, -1,
-                     "type balls: 8 numbers per ball: x y z vx vy vz radius mass (z, vz = 0 in 2D)");
-  schema.addRealList("impact.scene.planes", {}, -1,
-                     "type balls: 6 numbers per half-space: a point px py pz and the normal nx ny nz into the free side");
+namespace {
 
-  schema.addReal("impact.sim.dt", 1e-3, Range::positive(), "time step Δt");
-  schema.addInt("impact.sim.steps", 1000, Range::atLeast(0), "number of steps");
-  schema.addReal("impact.sim.gravity", 0.0, Range::any(), "gravitational acceleration g along −y (2D) or −z (3D)");
-  schema.addReal("impact.sim.contact_tolerance", 1e-6, Range::nonNegative(),
-                 "contact tolerance δ as a fraction of the smallest body size: a gap below it is a contact");
-  schema.addInt("impact.sim.closure_passes", 3, Range::closed(1, 100),
-                "impact solves per step: contacts the resolved velocities would close within the step are added "
-                "and the step's impact is solved again from the pre-impact velocity");
-  schema.addChoice("impact.sim.gravity_kick", "split", {"split", "before"},
-                   "where the step's gravity impulse enters: split (half before the impact, half after, with a support "
-                   "projection for resting contacts: elastic impacts keep the shadow energy exactly) or before (all "
-                   "before the impact, the former order: +m|g|dt|u_n| per elastic bounce); docs/modules/impact.md, Energy");
-  schema.addInt("impact.sim.distributed_island_contacts", 0, Range::atLeast(0),
-                "islands with at least this many contacts are resolved by all ranks together (GR on a "
-                "distributed Delassus operator; needs operator gr, restitution 1 and the petsc or trilinos "
-                "backend at several ranks; equal to the one-rank result to the QP tolerance); 0 = never");
-  schema.addReal("impact.sim.rebalance_imbalance", 1.25, Range::atLeast(1.0),
-                 "several ranks: the bodies' subdomains (recursive coordinate bisection weighted by contacts) are "
-                 "rebuilt when the most loaded rank carries more than this times the mean load");
-  schema.addChoice("impact.sim.broad_phase", "spatial_hash", {"spatial_hash", "sweep_and_prune"},
-                   "broad phase of the contact detection (framework/geometry)");
-  schema.addBool("impact.sim.rotating_spheres", false,
-                 "3D spheres as rigid bodies (6 DOFs, I = 2/5 m r²; needed for friction to spin them) instead of "
-                 "point masses");
+// The scene and the time stepping, bound once (framework/core/param_binding.hpp;
+// docs/writing-a-module.md §2); the resolver's keys are impact_params.cpp's.
+struct SceneParams {
+  std::string type = "cradle";
+  int dimension = 2;
+  int count = 5;
+  int rows = 5;
+  double radius = 1.0, mass = 1.0, speed = 1.0;
+  double angleDegrees = 10.0;
+  bool symmetric = true;
+  double gap = 0.0, width = 10.0, spacing = 0.05, jitter = 0.02;
+  long seed = 1;
+  std::vector<double> halfExtents{0.5, 0.3, 0.2}, balls, planes;
+};
+
+struct StepParams {
+  double dt = 1e-3;
+  long steps = 1000;
+  double gravity = 0.0;
+  double contactTolerance = 1e-6;  // a fraction of the smallest body size
+  int closurePasses = 3;
+  std::string gravityKick = "split", broadPhase = "spatial_hash";
+  std::int64_t distributedIslandContacts = 0;
+  double rebalanceImbalance = 1.25;
+  bool rotatingSpheres = false;
+};
+
+struct ModuleParams {
+  SceneParams scene;
+  StepParams sim;
+};
+
+using P = ModuleParams;
+
+template <class T>
+auto scene(T SceneParams::*member) {
+  return field(&P::scene, member);
+}
+template <class T>
+auto sim(T StepParams::*member) {
+  return field(&P::sim, member);
+}
+
+// A key whose value is checked once read: `why` gives what follows the key in the InputError
+// (empty: the value is fine). Keys bound before it are already read.
+template <class F, class Declare>
+void checked(ParamBindings<P>& r, std::string key, F fieldOf, Declare declare,
+             std::function<std::string(const P&)> why) {
+  r.custom(
+      std::move(key),
+      [fieldOf, declare](ParamSchema& s, const std::string& k, const P& d) -> ParamSpec& {
+        P defaults = d;
+        return declare(s, k, std::invoke(fieldOf, defaults));
+      },
+      [fieldOf, why](const Config& c, const std::string& k, P& o) {
+        using T = std::decay_t<decltype(std::invoke(fieldOf, o))>;
+        if constexpr (std::is_same_v<T, double>)
+          std::invoke(fieldOf, o) = c.getReal(k);
+        else
+          std::invoke(fieldOf, o) = c.getRealList(k);
+        const std::string w = why(o);
+        if (!w.empty()) throw InputError(str(c.where(k), ": ", k, w));
+      });
+}
+
+const ParamBindings<P>& bindings() {
+  static const ParamBindings<P> b = [] {
+    using S = SceneParams;
+    using T = StepParams;
+    ParamBindings<P> r;
+    r.choice("scene.type", scene(&S::type),
+             {"cradle", "pool_break", "wedge", "geyser", "jammed_box", "pile", "box_drop", "balls"},
+             "the bodies: cradle (Newton's cradle of `count` balls), pool_break (a rack of `rows` rows and a "
+             "cue ball), wedge (Fig. 3: a ball in a wedge of `angle_degrees`), geyser (the mini-geyser, our stand-in for Fig. 1), "
+             "jammed_box (a rows x rows block filling a box), pile (`count` balls dropped into a box of "
+             "`width`), box_drop (`count` rigid boxes onto a floor), balls (the explicit lists `balls`, `planes`)");
+    r.integer("scene.dimension", scene(&S::dimension), Range::closed(2, 3),
+              "2: discs in the plane, 3: spheres (cradle, pile)");
+    r.integer("scene.count", scene(&S::count), Range::closed(1, 100000000),
+              "balls of the cradle and the pile, boxes of box_drop");
+    r.integer("scene.rows", scene(&S::rows), Range::closed(1, 10000),
+              "rows of the pool rack; the jammed block is rows x rows");
+    r.real("scene.radius", scene(&S::radius), Range::positive(), "ball radius r of the generators");
+    r.real("scene.mass", scene(&S::mass), Range::positive(), "mass of every generated body");
+    r.real("scene.speed", scene(&S::speed), Range::nonNegative(),
+           "initial speed: the cradle's first ball, the cue ball, the wedge ball, the geyser projectile; "
+           "standard deviation of the jammed block's velocities");
+    r.real("scene.angle_degrees", scene(&S::angleDegrees), Range::open(0.0, 180.0), "opening angle θ of the wedge");
+    r.boolean("scene.symmetric", scene(&S::symmetric),
+              "geyser: projectile touching both plug balls (else one, at 20 deg)");
+    r.real("scene.gap", scene(&S::gap), Range::nonNegative(),
+           "geyser: the right wall at x = 4r + gap (0: the plug is jammed; 0.001: it is not)");
+    checked(
+        r, "scene.width", scene(&S::width),
+        [](ParamSchema& s, const std::string& k, double d) -> ParamSpec& {
+          return s.addReal(k, d, Range::positive(), "pile: inner width of the box");
+        },
+        [](const P& p) -> std::string {
+          if (p.scene.type != "pile" || p.scene.width >= 2.0 * p.scene.radius) return "";
+          return str(": the box (", p.scene.width, ") is narrower than one ball of radius ", p.scene.radius);
+        });
+    r.real("scene.spacing", scene(&S::spacing), Range::nonNegative(), "pile: lattice gap as a fraction of 2r");
+    r.real("scene.jitter", scene(&S::jitter), Range::closed(0.0, 0.5),
+           "pile: random offsets of positions and velocities, a fraction of r");
+    r.integer("scene.seed", scene(&S::seed), Range::atLeast(0), "seed of the random jitter / velocities");
+    checked(
+        r, "scene.half_extents", scene(&S::halfExtents),
+        [](ParamSchema& s, const std::string& k, const std::vector<double>& d) -> ParamSpec& {
+          return s.addRealList(k, d, 3, "box_drop: half side lengths of the boxes");
+        },
+        [](const P& p) -> std::string {
+          if (p.scene.type != "box_drop") return "";
+          for (double x : p.scene.halfExtents)
+            if (!(x > 0.0)) return " must be > 0";
+          return "";
+        });
+    checked(
+        r, "scene.balls", scene(&S::balls),
+        [](ParamSchema& s, const std::string& k, const std::vector<double>& d) -> ParamSpec& {
+          return s.addRealList(k, d, -1, "type balls: 8 numbers per ball: x y z vx vy vz radius mass (z, vz = 0 in 2D)");
+        },
+        [](const P& p) -> std::string {
+          const std::vector<double>& b = p.scene.balls;
+          if (p.scene.type != "balls") return "";
+          if (b.empty() || b.size() % 8 != 0)
+            return str(": 8 numbers per ball (x y z vx vy vz radius mass), got ", b.size());
+          for (std::size_t k = 0; k < b.size() / 8; ++k) {
+            const double* v = b.data() + 8 * k;
+            if (!(v[6] > 0.0) || !(v[7] > 0.0))
+              return str(": ball ", k, ": radius and mass must be > 0, got radius ", v[6], ", mass ", v[7]);
+            if (p.scene.dimension == 2 && (v[2] != 0.0 || v[5] != 0.0)) return str(": ball ", k, ": z and vz must be 0 in 2D");
+          }
+          return "";
+        });
+    checked(
+        r, "scene.planes", scene(&S::planes),
+        [](ParamSchema& s, const std::string& k, const std::vector<double>& d) -> ParamSpec& {
+          return s.addRealList(k, d, -1,
+                               "type balls: 6 numbers per half-space: a point px py pz and the normal nx ny nz into the free side");
+        },
+        [](const P& p) -> std::string {
+          const std::vector<double>& q = p.scene.planes;
+          if (p.scene.type != "balls") return "";
+          if (q.size() % 6 != 0) return str(": 6 numbers per plane, got ", q.size());
+          for (std::size_t k = 0; k < q.size() / 6; ++k) {
+            const double* v = q.data() + 6 * k;
+            const Eigen::Vector3d n(v[3], v[4], v[5]);
+            if (!(n.norm() > 0.0) || (p.scene.dimension == 2 && n[2] != 0.0))
+              return str(": plane ", k, ": the normal must be nonzero (and in the plane in 2D)");
+          }
+          return "";
+        });
+
+    r.real("sim.dt", sim(&T::dt), Range::positive(), "time step Δt");
+    r.integer("sim.steps", sim(&T::steps), Range::atLeast(0), "number of steps");
+    r.real("sim.gravity", sim(&T::gravity), Range::any(), "gravitational acceleration g along −y (2D) or −z (3D)");
+    r.real("sim.contact_tolerance", sim(&T::contactTolerance), Range::nonNegative(),
+           "contact tolerance δ as a fraction of the smallest body size: a gap below it is a contact");
+    r.integer("sim.closure_passes", sim(&T::closurePasses), Range::closed(1, 100),
+              "impact solves per step: contacts the resolved velocities would close within the step are added "
+              "and the step's impact is solved again from the pre-impact velocity");
+    r.choice("sim.gravity_kick", sim(&T::gravityKick), {"split", "before"},
+             "where the step's gravity impulse enters: split (half before the impact, half after, with a support "
+             "projection for resting contacts: elastic impacts keep the shadow energy exactly) or before (all "
+             "before the impact, the former order: +m|g|dt|u_n| per elastic bounce); docs/modules/impact.md, Energy");
+    r.integer("sim.distributed_island_contacts", sim(&T::distributedIslandContacts), Range::atLeast(0),
+              "islands with at least this many contacts are resolved by all ranks together (GR on a "
+              "distributed Delassus operator; needs operator gr, restitution 1 and the petsc or trilinos "
+              "backend at several ranks; equal to the one-rank result to the QP tolerance); 0 = never");
+    r.real("sim.rebalance_imbalance", sim(&T::rebalanceImbalance), Range::atLeast(1.0),
+           "several ranks: the bodies' subdomains (recursive coordinate bisection weighted by contacts) are "
+           "rebuilt when the most loaded rank carries more than this times the mean load");
+    r.choice("sim.broad_phase", sim(&T::broadPhase), {"spatial_hash", "sweep_and_prune"},
+             "broad phase of the contact detection (framework/geometry)");
+    r.boolean("sim.rotating_spheres", sim(&T::rotatingSpheres),
+              "3D spheres as rigid bodies (6 DOFs, I = 2/5 m r²; needed for friction to spin them) instead of "
+              "point masses");
+    return r;
+  }();
+  return b;
+}
+
+const char* const kPrefix = "impact";
+const char* const kResolver = "impact.resolver";
+
+ModuleParams readParams(const Config& c) { return bindings().read(c, kPrefix); }
+
+}  // namespace
+
+void ImpactModule::declare(ParamSchema& schema) {
+  bindings().declare(schema, kPrefix, ModuleParams{});
   ImpactParams d;
   d.op = "gs-lexicographic";
-  declareImpactParams(schema, "impact.resolver", d);
+  declareImpactParams(schema, kResolver, d);
 }
 
 SimWorld ImpactModule::buildWorld(const Config& c, std::pair<int, int> block, bool* distributed) {
-  const std::string type = c.getString("impact.scene.type");
-  const int dim = static_cast<int>(c.getInt("impact.scene.dimension"));
-  const int count = static_cast<int>(c.getInt("impact.scene.count"));
-  const int rows = static_cast<int>(c.getInt("impact.scene.rows"));
-  const double r = c.getReal("impact.scene.radius"), m = c.getReal("impact.scene.mass");
-  const double speed = c.getReal("impact.scene.speed");
-  const auto seed = static_cast<std::uint64_t>(c.getInt("impact.scene.seed"));
+  const P params = readParams(c);  // the scene's lists are checked as they are read
+  const SceneParams& sp = params.scene;
+  const std::string& type = sp.type;
+  const int dim = sp.dimension, count = sp.count, rows = sp.rows;
+  const double r = sp.radius, m = sp.mass, speed = sp.speed;
+  const auto seed = static_cast<std::uint64_t>(sp.seed);
   // The generators that scale build only this rank's block of ids.
   const bool split = type == "pile" || type == "box_drop";
   if (distributed) *distributed = split;
@@ -91,58 +230,34 @@ SimWorld ImpactModule::buildWorld(const Config& c, std::pair<int, int> block, bo
   } else if (type == "pool_break") {
     w = generators::poolBreak(rows, r, m, speed);
   } else if (type == "wedge") {
-    w = generators::wedge(c.getReal("impact.scene.angle_degrees") * M_PI / 180.0, r, m, speed);
+    w = generators::wedge(sp.angleDegrees * M_PI / 180.0, r, m, speed);
   } else if (type == "geyser") {
-    w = generators::miniGeyser(c.getBool("impact.scene.symmetric"), c.getReal("impact.scene.gap"), speed, r);
+    w = generators::miniGeyser(sp.symmetric, sp.gap, speed, r);
   } else if (type == "jammed_box") {
     w = generators::jammedBox(rows, r, speed, seed);
   } else if (type == "pile") {
-    const double width = c.getReal("impact.scene.width");
-    if (width < 2.0 * r)
-      throw InputError(str(c.where("impact.scene.width"), ": impact.scene.width: the box (", width,
-                           ") is narrower than one ball of radius ", r));
-    w = generators::pile(count, r, m, width, c.getReal("impact.scene.spacing"), c.getReal("impact.scene.jitter"), seed, dim,
-                         first, last);
+    w = generators::pile(count, r, m, sp.width, sp.spacing, sp.jitter, seed, dim, first, last);
   } else if (type == "box_drop") {
-    const auto& h = c.getRealList("impact.scene.half_extents");
-    for (double x : h)
-      if (!(x > 0.0))
-        throw InputError(str(c.where("impact.scene.half_extents"), ": impact.scene.half_extents must be > 0"));
+    const auto& h = sp.halfExtents;
     w = generators::boxDrop(count, Eigen::Vector3d(h[0], h[1], h[2]), m, seed, first, last);
   } else {  // balls
-    const auto& b = c.getRealList("impact.scene.balls");
-    if (b.empty() || b.size() % 8 != 0)
-      throw InputError(str(c.where("impact.scene.balls"), ": impact.scene.balls: 8 numbers per ball (x y z vx vy vz "
-                           "radius mass), got ", b.size()));
+    const auto& b = sp.balls;
     w.dimension = dim;
     for (std::size_t k = 0; k < b.size() / 8; ++k) {
       const double* v = b.data() + 8 * k;
-      if (!(v[6] > 0.0) || !(v[7] > 0.0))
-        throw InputError(str(c.where("impact.scene.balls"), ": impact.scene.balls: ball ", k,
-                             ": radius and mass must be > 0, got radius ", v[6], ", mass ", v[7]));
-      if (dim == 2 && (v[2] != 0.0 || v[5] != 0.0))
-        throw InputError(str(c.where("impact.scene.balls"), ": impact.scene.balls: ball ", k,
-                             ": z and vz must be 0 in 2D"));
       w.addBall(Eigen::Vector3d(v[0], v[1], v[2]), v[6], v[7], Eigen::Vector3d(v[3], v[4], v[5]));
     }
-    const auto& p = c.getRealList("impact.scene.planes");
-    if (p.size() % 6 != 0)
-      throw InputError(str(c.where("impact.scene.planes"), ": impact.scene.planes: 6 numbers per plane, got ", p.size()));
+    const auto& p = sp.planes;
     for (std::size_t k = 0; k < p.size() / 6; ++k) {
       const double* v = p.data() + 6 * k;
-      const Eigen::Vector3d n(v[3], v[4], v[5]);
-      if (!(n.norm() > 0.0) || (dim == 2 && n[2] != 0.0))
-        throw InputError(str(c.where("impact.scene.planes"), ": impact.scene.planes: plane ", k,
-                             ": the normal must be nonzero (and in the plane in 2D)"));
-      w.addPlane(Eigen::Vector3d(v[0], v[1], v[2]), n);
+      w.addPlane(Eigen::Vector3d(v[0], v[1], v[2]), Eigen::Vector3d(v[3], v[4], v[5]));
     }
   }
-  const bool rotating = c.getBool("impact.sim.rotating_spheres");
-  if (rotating && w.dimension == 3)
+  if (params.sim.rotatingSpheres && w.dimension == 3)
     for (SimBody& b : w.bodies)
       if (!b.isStatic && b.shape == SimShape::Sphere) b.rigid = true;
   w.gravity = Eigen::Vector3d::Zero();
-  w.gravity[w.dimension == 2 ? 1 : 2] = -c.getReal("impact.sim.gravity");
+  w.gravity[w.dimension == 2 ? 1 : 2] = -params.sim.gravity;
   try {
     w.validate();
   } catch (const InputError& e) {
@@ -152,25 +267,27 @@ SimWorld ImpactModule::buildWorld(const Config& c, std::pair<int, int> block, bo
 }
 
 SimOptions ImpactModule::readOptions(const Config& c, const SimWorld& w, const Comm& comm) {
+  const StepParams p = readParams(c).sim;
   SimOptions o;
-  o.dt = c.getReal("impact.sim.dt");
+  o.dt = p.dt;
   double size = std::numeric_limits<double>::infinity();
   for (const SimBody& b : w.bodies) size = std::min(size, b.shape == SimShape::Sphere ? b.radius : b.halfExtents.minCoeff());
   if (comm.size() > 1) size = comm.min(size);
-  o.contactTolerance = c.getReal("impact.sim.contact_tolerance") * (std::isfinite(size) ? size : 1.0);
-  o.closurePasses = static_cast<int>(c.getInt("impact.sim.closure_passes"));
-  o.gravityKick = parseGravityKick(c.getString("impact.sim.gravity_kick"));
-  o.broadPhase = parseBroadPhase(c.getString("impact.sim.broad_phase"));
-  o.distributedIslandContacts = c.getInt("impact.sim.distributed_island_contacts");
-  o.rebalanceImbalance = c.getReal("impact.sim.rebalance_imbalance");
-  o.impact = readImpactParams(c, "impact.resolver");
+  o.contactTolerance = p.contactTolerance * (std::isfinite(size) ? size : 1.0);
+  o.closurePasses = p.closurePasses;
+  o.gravityKick = parseGravityKick(p.gravityKick);
+  o.broadPhase = parseBroadPhase(p.broadPhase);
+  o.distributedIslandContacts = p.distributedIslandContacts;
+  o.rebalanceImbalance = p.rebalanceImbalance;
+  o.impact = readImpactParams(c, kResolver);
   return o;
 }
 
 void ImpactModule::setup(run::RunContext& ctx) {
   const Config& c = ctx.config;
-  sceneType_ = c.getString("impact.scene.type");
-  steps_ = static_cast<long>(c.getInt("impact.sim.steps"));
+  const P params = readParams(c);
+  sceneType_ = params.scene.type;
+  steps_ = params.sim.steps;
   bool distributed = false;
   SimWorld w = buildWorld(c, {ctx.comm.rank(), ctx.comm.size()}, &distributed);
   SimOptions o = readOptions(c, w, ctx.comm);

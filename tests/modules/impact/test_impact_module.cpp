@@ -131,6 +131,20 @@ impact:
   EXPECT_NE(e.find("impact.resolver.operator"), std::string::npos) << e;
   e = inputErrorOf(dir, kCradle, {"impact.sim.broad_phase=octree"});
   EXPECT_NE(e.find("impact.sim.broad_phase"), std::string::npos) << e;
+  // The checks bound with a scene key (impact_module.cpp) name it, for the scene type they concern only.
+  e = inputErrorOf(dir, kCradle, {"impact.scene.type=pile", "impact.scene.width=1.5"});
+  EXPECT_NE(e.find("impact.scene.width: the box (1.5) is narrower than one ball of radius 1"), std::string::npos) << e;
+  e = inputErrorOf(dir, kCradle, {"impact.scene.type=box_drop", "impact.scene.half_extents=[0.5, 0, 0.2]"});
+  EXPECT_NE(e.find("impact.scene.half_extents must be > 0"), std::string::npos) << e;
+  e = inputErrorOf(dir, R"(module: impact
+backend: eigen
+impact:
+  scene: {type: balls, balls: [0, 0, 0, 1, 0, 0, 1, 1], planes: [0, -2, 0, 0, 0, 0]}
+)");
+  EXPECT_NE(e.find("impact.scene.planes: plane 0: the normal must be nonzero"), std::string::npos) << e;
+  EXPECT_EQ(inputErrorOf(dir, kCradle, {"impact.scene.width=1.5", "impact.scene.half_extents=[0, 0, 0]",
+                                        "impact.scene.planes=[0, 0, 0]", "impact.sim.steps=2"}),
+            "");
 }
 
 TEST(ImpactModule, ExplicitBallsAndPlanes) {
