@@ -25,31 +25,55 @@ namespace kinema::avi::scenes {
 
 namespace {
 
-struct BallsDefaults {
-  int count;
-  double radius, box, speed, k;
+struct BallsOptions {
+  int count = 900;
+  double radius = 0.1, box = 3.0, speedMax = 10.0, mass = 1.0;
+  int seed = 1;
+  double gravityStep = 1e-3;
 };
 
-void declareBalls(ParamSchema& s, const std::string& g, const BallsDefaults& d, bool walls) {
-  s.addInt(g + ".count", d.count, Range::closed(1, 10000000), "number of balls (paper: 900)");
-  s.addReal(g + ".radius", d.radius, Range::positive(), "ball radius = eta [m]");
-  s.addReal(g + ".box", d.box, Range::positive(),
-            walls ? "side of the square / cube box [m] (paper: 3)" : "side of the cube the particles start in (no walls)");
-  s.addReal(g + ".speed_max", d.speed, Range::nonNegative(), "speeds uniform in [0, speed_max] [m/s] (paper: 10)");
-  s.addReal(g + ".mass", 1.0, Range::positive(), "mass of each ball [kg] (paper: not given)");
-  s.addInt(g + ".seed", 1, Range::atLeast(0), "seed of positions and velocities (splitmix64)");
-  s.addReal(g + ".gravity_step", 1e-3, Range::positive(),
-            "step of the gravity potentials (particles have no material step) when gravity is on [s]");
+// In a box with walls (balls_2d, balls_3d) or in free space (particles_free): the help of `box`.
+ParamBindings<BallsOptions> ballsBindings(bool walls) {
+  using O = BallsOptions;
+  ParamBindings<O> r;
+  r.integer("count", &O::count, Range::closed(1, 10000000), "number of balls (paper: 900)");
+  r.real("radius", &O::radius, Range::positive(), "ball radius = eta [m]");
+  r.real("box", &O::box, Range::positive(),
+         walls ? "side of the square / cube box [m] (paper: 3)" : "side of the cube the particles start in (no walls)");
+  r.real("speed_max", &O::speedMax, Range::nonNegative(), "speeds uniform in [0, speed_max] [m/s] (paper: 10)");
+  r.real("mass", &O::mass, Range::positive(), "mass of each ball [kg] (paper: not given)");
+  r.integer("seed", &O::seed, Range::atLeast(0), "seed of positions and velocities (splitmix64)");
+  r.real("gravity_step", &O::gravityStep, Range::positive(),
+         "step of the gravity potentials (particles have no material step) when gravity is on [s]");
+  return r;
 }
 
-Scene buildBalls(const Context& c, int dim, bool walls, double paperK) {
+const ParamBindings<BallsOptions>& bindings(bool walls) {
+  static const ParamBindings<BallsOptions> inBox = ballsBindings(true), inSpace = ballsBindings(false);
+  return walls ? inBox : inSpace;
+}
+
+// The generators' own defaults.
+BallsOptions defaults(int count, double radius, double box, double speedMax) {
+  BallsOptions o;
+  o.count = count;
+  o.radius = radius;
+  o.box = box;
+  o.speedMax = speedMax;
+  return o;
+}
+const BallsOptions kBalls2d = defaults(900, 0.02, 3.0, 10.0), kBalls3d = defaults(900, 0.1, 3.0, 10.0),
+                   kFree = defaults(200, 0.05, 2.0, 1.0);
+
+Scene buildBalls(const Context& c, int dim, bool walls, double paperK, const BallsOptions& d) {
+  const BallsOptions o = c.read(bindings(walls), d);
   Scene s;
   s.name = c.generator();
   s.dim = dim;
-  const int n = c.integer("count");
-  const double r = c.real("radius"), L = c.real("box"), vmax = c.real("speed_max");
+  const int n = o.count;
+  const double r = o.radius, L = o.box, vmax = o.speedMax;
   const double eta = c.eta(r);
-  Random rng(static_cast<std::uint64_t>(c.integer("seed")));
+  Random rng(static_cast<std::uint64_t>(o.seed));
   // Rejection sampling on a cell grid of edge >= 2.2 eta (neighbours in the 3^dim cells).
   const double minDist = 2.2 * eta, wall = 1.1 * eta;
   if (!(L > 2.0 * wall)) c.bad("box", str("box ", L, " is too small for balls of radius ", eta));
@@ -95,7 +119,7 @@ Scene buildBalls(const Context& c, int dim, bool walls, double paperK) {
     // Centre the cloud at the origin (free space).
     for (Vec3& p : x) p -= Vec3(L / 2, L / 2, dim == 3 ? L / 2 : 0.0);
   }
-  addParticles(s, "ball", x, v, c.real("mass"));
+  addParticles(s, "ball", x, v, o.mass);
   if (walls) {
     // Planes eta outside the walls x = 0, x = L, y = 0, y = L (z = 0, z = L in 3D), normals inward.
     for (int axis = 0; axis < dim; ++axis) {
@@ -106,21 +130,19 @@ Scene buildBalls(const Context& c, int dim, bool walls, double paperK) {
   PaperValues p;
   p.eta = r;
   p.k = paperK;
-  p.gravityFallback = c.real("gravity_step");
+  p.gravityFallback = o.gravityStep;
   c.finish(s, p);
   return s;
 }
 
 }  // namespace
 
-void declareBalls2d(ParamSchema& s, const std::string& g) { declareBalls(s, g, {900, 0.02, 3.0, 10.0, 2.5e4}, true); }
-void declareBalls3d(ParamSchema& s, const std::string& g) { declareBalls(s, g, {900, 0.1, 3.0, 10.0, 1000.0}, true); }
-void declareParticlesFree(ParamSchema& s, const std::string& g) {
-  declareBalls(s, g, {200, 0.05, 2.0, 1.0, 100.0}, false);
-}
+void declareBalls2d(ParamSchema& s, const std::string& g) { bindings(true).declare(s, g, kBalls2d); }
+void declareBalls3d(ParamSchema& s, const std::string& g) { bindings(true).declare(s, g, kBalls3d); }
+void declareParticlesFree(ParamSchema& s, const std::string& g) { bindings(false).declare(s, g, kFree); }
 
-Scene buildBalls2d(const Context& c) { return buildBalls(c, 2, true, 2.5e4); }
-Scene buildBalls3d(const Context& c) { return buildBalls(c, 3, true, 1000.0); }
-Scene buildParticlesFree(const Context& c) { return buildBalls(c, 3, false, 100.0); }
+Scene buildBalls2d(const Context& c) { return buildBalls(c, 2, true, 2.5e4, kBalls2d); }
+Scene buildBalls3d(const Context& c) { return buildBalls(c, 3, true, 1000.0, kBalls3d); }
+Scene buildParticlesFree(const Context& c) { return buildBalls(c, 3, false, 100.0, kFree); }
 
 }  // namespace kinema::avi::scenes

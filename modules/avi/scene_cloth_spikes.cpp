@@ -29,35 +29,77 @@
 
 namespace kinema::avi::scenes {
 
-void declareClothSpikes(ParamSchema& s, const std::string& g) {
-  s.addReal(g + ".cloth_width", 15.0, Range::positive(), "cloth width along y [cm] (paper: 15)");
-  s.addReal(g + ".cloth_length", 50.0, Range::positive(), "cloth length along x [cm] (paper: 50)");
-  s.addInt(g + ".resolution", 6, Range::closed(1, 400),
-           "grid cells across the cloth width (24: 25 x 81 = 2025 vertices per cloth, near the paper's 1994)");
-  s.addInt(g + ".cloths", 2, Range::closed(1, 2), "number of cloths (paper: 2)");
-  s.addReal(g + ".stretch", 500.0, Range::nonNegative(), "stretching stiffness (CST Y) (paper: 500)");
-  s.addReal(g + ".bend", 0.1, Range::nonNegative(), "bending stiffness (hinge k_b) (paper: 0.1)");
-  s.addReal(g + ".stretch_damping", 1.0, Range::nonNegative(), "stretching damping (paper: 1.0)");
-  s.addReal(g + ".bend_damping", 0.1, Range::nonNegative(), "bending damping (paper: 0.1)");
-  s.addReal(g + ".poisson", 0.3, Range::open(-1.0, 0.5), "CST Poisson ratio (not in the paper)");
-  s.addReal(g + ".areal_density", 0.005, Range::positive(), "cloth mass per area [g/cm^2] (not in the paper)");
-  s.addReal(g + ".plate_size", 20.0, Range::positive(), "side of the square plate [cm] (paper: 20)");
-  s.addInt(g + ".spikes", 6, Range::closed(0, 100), "spikes per row, rows = spikes (paper: 6 x 6 = 36)");
-  s.addReal(g + ".spike_height", 7.8, Range::positive(), "spike height [cm] (paper: 7.8)");
-  s.addReal(g + ".spike_angle", 3.47, Range::open(0.0, 60.0), "apex angle of each sliver triangle [degrees] (paper: 3.47)");
-  s.addReal(g + ".drop_height", 1.0, Range::positive(), "height of the bottom cloth above the spike tips, and between the cloths [cm]");
-  s.addBool(g + ".pull", false, "pull the bottom cloth out (its x = +length/2 edge scripted from t = 0)");
-  s.addReal(g + ".pull_start", 1.0, Range::nonNegative(), "time the pull starts [s]");
-  s.addReal(g + ".pull_speed", 10.0, Range::any(), "pull speed along +x [cm/s] (paper: 10)");
+namespace {
+
+struct ClothSpikesOptions {
+  double clothWidth = 15.0;
+  double clothLength = 50.0;
+  int resolution = 6;
+  int cloths = 2;
+  double plateSize = 20.0;
+  int spikes = 6;
+  double spikeHeight = 7.8;
+  double spikeAngle = 3.47;
+  double dropHeight = 1.0;
+  bool pull = false;
+  double pullStart = 1.0;
+  double pullSpeed = 10.0;
+  ShellMaterial material = [] {
+    ShellMaterial m;
+    m.stretch = 500.0;
+    m.bend = 0.1;
+    m.stretchDamping = 1.0;
+    m.bendDamping = 0.1;
+    m.poisson = 0.3;
+    m.arealDensity = 0.005;
+    return m;
+  }();
+};
+
+const ParamBindings<ClothSpikesOptions>& bindings() {
+  static const ParamBindings<ClothSpikesOptions> b = [] {
+    using O = ClothSpikesOptions;
+    using M = ShellMaterial;
+    ParamBindings<O> r;
+    r.real("cloth_width", &O::clothWidth, Range::positive(), "cloth width along y [cm] (paper: 15)");
+    r.real("cloth_length", &O::clothLength, Range::positive(), "cloth length along x [cm] (paper: 50)");
+    r.integer("resolution", &O::resolution, Range::closed(1, 400),
+              "grid cells across the cloth width (24: 25 x 81 = 2025 vertices per cloth, near the paper's 1994)");
+    r.integer("cloths", &O::cloths, Range::closed(1, 2), "number of cloths (paper: 2)");
+    r.real("stretch", shell<O>(&M::stretch), Range::nonNegative(), "stretching stiffness (CST Y) (paper: 500)");
+    r.real("bend", shell<O>(&M::bend), Range::nonNegative(), "bending stiffness (hinge k_b) (paper: 0.1)");
+    r.real("stretch_damping", shell<O>(&M::stretchDamping), Range::nonNegative(), "stretching damping (paper: 1.0)");
+    r.real("bend_damping", shell<O>(&M::bendDamping), Range::nonNegative(), "bending damping (paper: 0.1)");
+    r.real("poisson", shell<O>(&M::poisson), Range::open(-1.0, 0.5), "CST Poisson ratio (not in the paper)");
+    r.real("areal_density", shell<O>(&M::arealDensity), Range::positive(),
+           "cloth mass per area [g/cm^2] (not in the paper)");
+    r.real("plate_size", &O::plateSize, Range::positive(), "side of the square plate [cm] (paper: 20)");
+    r.integer("spikes", &O::spikes, Range::closed(0, 100), "spikes per row, rows = spikes (paper: 6 x 6 = 36)");
+    r.real("spike_height", &O::spikeHeight, Range::positive(), "spike height [cm] (paper: 7.8)");
+    r.real("spike_angle", &O::spikeAngle, Range::open(0.0, 60.0),
+           "apex angle of each sliver triangle [degrees] (paper: 3.47)");
+    r.real("drop_height", &O::dropHeight, Range::positive(),
+           "height of the bottom cloth above the spike tips, and between the cloths [cm]");
+    r.boolean("pull", &O::pull, "pull the bottom cloth out (its x = +length/2 edge scripted from t = 0)");
+    r.real("pull_start", &O::pullStart, Range::nonNegative(), "time the pull starts [s]");
+    r.real("pull_speed", &O::pullSpeed, Range::any(), "pull speed along +x [cm/s] (paper: 10)");
+    return r;
+  }();
+  return b;
 }
 
+}  // namespace
+
+void declareClothSpikes(ParamSchema& s, const std::string& g) { bindings().declare(s, g); }
+
 Scene buildClothSpikes(const Context& c) {
+  const ClothSpikesOptions a = c.read(bindings());
   // Checked before anything is built (issue 20: resolution 400 took minutes and 23 GB generating
   // the cloths before Scene::validate refused them): on a grid of spacing h a cloth vertex lies
   // h / sqrt(2) from the nearest triangle it is not part of, which must exceed 2 eta.
   {
-    const double W = c.real("cloth_width"), L = c.real("cloth_length"), eta = c.eta(0.1);
-    const int ny = c.integer("resolution");
+    const double W = a.clothWidth, L = a.clothLength, eta = c.eta(0.1);
+    const int ny = a.resolution;
     const int nx = std::max(1, static_cast<int>(std::lround(ny * L / W)));
     const double h = std::min(W / ny, L / nx);
     if (h / std::sqrt(2.0) <= 2 * eta)
@@ -69,7 +111,7 @@ Scene buildClothSpikes(const Context& c) {
   Scene s;
   s.name = "cloth_spikes";
   const StepRule steps = c.steps(0.0);
-  const double P = c.real("plate_size");
+  const double P = a.plateSize;
   // Fixed plate and spikes.
   ShellOptions fixed;
   fixed.scripted = true;
@@ -78,12 +120,12 @@ Scene buildClothSpikes(const Context& c) {
   geometry::TriMesh plate = gridMesh(P, P, 4, 4);
   rigidTransform(plate, Eigen::Matrix3d::Identity(), Vec3(-P / 2, -P / 2, 0.0));
   addShell(s, plate, fixed, steps);
-  const int ns = c.integer("spikes");
-  const double H = c.real("spike_height"), lift = 0.05;
+  const int ns = a.spikes;
+  const double H = a.spikeHeight, lift = 0.05;
   if (ns > 0) {
     geometry::TriMesh spikes;
     spikes.source = "spikes";
-    const geometry::TriMesh one = spikeMesh(H, c.real("spike_angle"));
+    const geometry::TriMesh one = spikeMesh(H, a.spikeAngle);
     const double pitch = P / ns;
     if (!(2.0 * one.vertices[0].norm() < pitch))
       c.bad("spikes", str(ns, " x ", ns, " spikes of base ", 2.0 * one.vertices[0].norm(), " cm do not fit on the plate"));
@@ -97,14 +139,14 @@ Scene buildClothSpikes(const Context& c) {
     addShell(s, spikes, fixed, steps);
   }
   // Cloths.
-  const double W = c.real("cloth_width"), L = c.real("cloth_length");
-  const int ny = c.integer("resolution");
+  const double W = a.clothWidth, L = a.clothLength;
+  const int ny = a.resolution;
   const int nx = std::max(1, static_cast<int>(std::lround(ny * L / W)));
   ShellOptions cloth;
-  cloth.material = shellMaterial(c);
-  const double drop = c.real("drop_height");
-  const int nc = c.integer("cloths");
-  const bool pull = c.flag("pull");
+  cloth.material = a.material;
+  const double drop = a.dropHeight;
+  const int nc = a.cloths;
+  const bool pull = a.pull;
   for (int k = 0; k < nc; ++k) {
     geometry::TriMesh m = gridMesh(L, W, nx, ny);
     rigidTransform(m, Eigen::Matrix3d::Identity(), Vec3(-L / 2, -W / 2, lift + H + drop * (k + 1)));
@@ -116,12 +158,12 @@ Scene buildClothSpikes(const Context& c) {
       for (int j = 0; j <= ny; ++j) edge.push_back(first + j * (nx + 1) + nx);  // i = nx: x = +L/2
       for (std::int32_t a : edge) s.vertices.minv[a] = 0.0;
       // The pinned edge keeps no potential whose stencil is all scripted (none: each has free vertices).
-      addScript(s, "pull", edge, {0.0, c.real("pull_start")}, {Vec3::Zero(), Vec3(c.real("pull_speed"), 0.0, 0.0)});
+      addScript(s, "pull", edge, {0.0, a.pullStart}, {Vec3::Zero(), Vec3(a.pullSpeed, 0.0, 0.0)});
     }
   }
   PaperValues p;
   p.eta = 0.1;
-  p.k = 100.0 * (c.real("stretch") > 0 ? c.real("stretch") : 500.0);
+  p.k = 100.0 * (a.material.stretch > 0 ? a.material.stretch : 500.0);
   p.gravity = Vec3(0.0, 0.0, -980.0);
   c.finish(s, p);
   return s;

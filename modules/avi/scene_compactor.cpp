@@ -25,30 +25,69 @@
 
 namespace kinema::avi::scenes {
 
-void declareTrashCompactor(ParamSchema& s, const std::string& g) {
-  s.addReal(g + ".box_length", 71.5, Range::positive(), "box length along x [cm] (paper: 71.5)");
-  s.addReal(g + ".box_width", 36.7, Range::positive(), "box width along y [cm] (paper: 36.7)");
-  s.addReal(g + ".box_height", 9.3, Range::positive(), "wall height [cm] (paper: 9.3)");
-  s.addReal(g + ".length_rate", 20.0, Range::nonNegative(), "rate the length closes (both end walls together) [cm/s] (paper: 20)");
-  s.addReal(g + ".width_rate", 10.0, Range::nonNegative(), "rate the width closes (both side walls together) [cm/s] (paper: 10)");
-  s.addReal(g + ".duration", 3.4, Range::positive(), "time the walls move, then stop [s] (paper: 3.4)");
-  s.addInt(g + ".objects", 6, Range::closed(1, 100), "number of solids, in a row along x");
-  s.addReal(g + ".object_radius", 4.0, Range::positive(), "circumradius of each solid [cm]");
-  s.addReal(g + ".stretch", 1000.0, Range::nonNegative(), "stretching stiffness (CST Y) (paper: 1000)");
-  s.addReal(g + ".bend", 10.0, Range::nonNegative(), "bending stiffness (hinge k_b) (paper: 10)");
-  s.addReal(g + ".stretch_damping", 15.0, Range::nonNegative(), "stretching damping (paper: 15)");
-  s.addReal(g + ".bend_damping", 0.5, Range::nonNegative(), "bending damping (paper: 0.5)");
-  s.addReal(g + ".poisson", 0.3, Range::open(-1.0, 0.5), "CST Poisson ratio (not in the paper)");
-  s.addReal(g + ".areal_density", 0.1, Range::positive(), "mass per area [g/cm^2] (not in the paper)");
-  s.addBool(g + ".lid", true, "close the box with the fixed plane z = box_height (else the solids escape over the walls)");
+namespace {
+
+struct TrashCompactorOptions {
+  double boxLength = 71.5;
+  double boxWidth = 36.7;
+  double boxHeight = 9.3;
+  double lengthRate = 20.0;
+  double widthRate = 10.0;
+  double duration = 3.4;
+  int objects = 6;
+  double objectRadius = 4.0;
+  bool lid = true;
+  ShellMaterial material = [] {
+    ShellMaterial m;
+    m.stretch = 1000.0;
+    m.bend = 10.0;
+    m.stretchDamping = 15.0;
+    m.bendDamping = 0.5;
+    m.poisson = 0.3;
+    m.arealDensity = 0.1;
+    return m;
+  }();
+};
+
+const ParamBindings<TrashCompactorOptions>& bindings() {
+  static const ParamBindings<TrashCompactorOptions> b = [] {
+    using O = TrashCompactorOptions;
+    using M = ShellMaterial;
+    ParamBindings<O> r;
+    r.real("box_length", &O::boxLength, Range::positive(), "box length along x [cm] (paper: 71.5)");
+    r.real("box_width", &O::boxWidth, Range::positive(), "box width along y [cm] (paper: 36.7)");
+    r.real("box_height", &O::boxHeight, Range::positive(), "wall height [cm] (paper: 9.3)");
+    r.real("length_rate", &O::lengthRate, Range::nonNegative(),
+           "rate the length closes (both end walls together) [cm/s] (paper: 20)");
+    r.real("width_rate", &O::widthRate, Range::nonNegative(),
+           "rate the width closes (both side walls together) [cm/s] (paper: 10)");
+    r.real("duration", &O::duration, Range::positive(), "time the walls move, then stop [s] (paper: 3.4)");
+    r.integer("objects", &O::objects, Range::closed(1, 100), "number of solids, in a row along x");
+    r.real("object_radius", &O::objectRadius, Range::positive(), "circumradius of each solid [cm]");
+    r.real("stretch", shell<O>(&M::stretch), Range::nonNegative(), "stretching stiffness (CST Y) (paper: 1000)");
+    r.real("bend", shell<O>(&M::bend), Range::nonNegative(), "bending stiffness (hinge k_b) (paper: 10)");
+    r.real("stretch_damping", shell<O>(&M::stretchDamping), Range::nonNegative(), "stretching damping (paper: 15)");
+    r.real("bend_damping", shell<O>(&M::bendDamping), Range::nonNegative(), "bending damping (paper: 0.5)");
+    r.real("poisson", shell<O>(&M::poisson), Range::open(-1.0, 0.5), "CST Poisson ratio (not in the paper)");
+    r.real("areal_density", shell<O>(&M::arealDensity), Range::positive(), "mass per area [g/cm^2] (not in the paper)");
+    r.boolean("lid", &O::lid,
+              "close the box with the fixed plane z = box_height (else the solids escape over the walls)");
+    return r;
+  }();
+  return b;
 }
 
+}  // namespace
+
+void declareTrashCompactor(ParamSchema& s, const std::string& g) { bindings().declare(s, g); }
+
 Scene buildTrashCompactor(const Context& c) {
+  const TrashCompactorOptions a = c.read(bindings());
   Scene s;
   s.name = "trash_compactor";
   const StepRule steps = c.steps(0.0);
-  const double Lx = c.real("box_length"), Ly = c.real("box_width"), Hz = c.real("box_height");
-  const double T = c.real("duration"), vx = 0.5 * c.real("length_rate"), vy = 0.5 * c.real("width_rate");
+  const double Lx = a.boxLength, Ly = a.boxWidth, Hz = a.boxHeight;
+  const double T = a.duration, vx = 0.5 * a.lengthRate, vy = 0.5 * a.widthRate;
   if (!(2.0 * vx * T < Lx)) c.bad("duration", str("the end walls would meet before ", T, " s (length ", Lx, " cm closing at ", 2 * vx, " cm/s)"));
   if (!(2.0 * vy * T < Ly)) c.bad("duration", str("the side walls would meet before ", T, " s (width ", Ly, " cm closing at ", 2 * vy, " cm/s)"));
   // Walls.
@@ -64,12 +103,12 @@ Scene buildTrashCompactor(const Context& c) {
     addScript(s, str("wall_corner_", k), {w0 + k, w0 + k + 4}, {0.0, T}, {v, Vec3::Zero()});
   }
   s.planes.push_back(Plane{Vec3::UnitZ(), 0.0});
-  if (c.flag("lid")) s.planes.push_back(Plane{-Vec3::UnitZ(), -Hz});
+  if (a.lid) s.planes.push_back(Plane{-Vec3::UnitZ(), -Hz});
   // Objects.
   ShellOptions o;
-  o.material = shellMaterial(c);
-  const int n = c.integer("objects");
-  const double r = c.real("object_radius");
+  o.material = a.material;
+  const int n = a.objects;
+  const double r = a.objectRadius;
   const double pitch = (Lx - 2.0) / n;
   if (!(2.0 * r + 0.5 < pitch) || !(2.0 * r + 1.0 < Ly) || !(2.0 * r + 0.6 + 0.25 < Hz))
     c.bad("object_radius", str(n, " solids of radius ", r, " cm do not fit in a row in the ", Lx, " x ", Ly, " x ", Hz, " cm box"));
@@ -85,7 +124,7 @@ Scene buildTrashCompactor(const Context& c) {
   }
   PaperValues p;
   p.eta = 0.1;
-  p.k = 100.0 * (c.real("stretch") > 0 ? c.real("stretch") : 1000.0);
+  p.k = 100.0 * (a.material.stretch > 0 ? a.material.stretch : 1000.0);
   p.gravity = Vec3(0.0, 0.0, -980.0);
   c.finish(s, p);
   return s;

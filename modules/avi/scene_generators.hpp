@@ -1,12 +1,15 @@
 #pragma once
 // Internal to the scene generators (scene_params.cpp and scene_*.cpp): one declare / build pair
-// per generator family, and the context through which they read their arguments and the shared
-// overrides (scene_params.hpp). Not part of the module's interface.
+// per generator family, both from the generator's one binding list of its arguments, and the
+// context through which they read them and the shared overrides (scene_params.hpp). Not part of
+// the module's interface.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "framework/core/config.hpp"
+#include "framework/core/param_binding.hpp"
 #include "framework/core/params.hpp"
 #include "modules/avi/scene.hpp"
 #include "modules/avi/scene_assembly.hpp"
@@ -24,35 +27,45 @@ struct PaperValues {
   double gravityFallback = 0.0;
 };
 
+// The shared keys (scene_params.cpp): the generator's name, and the overrides of the generator's
+// paper values, each set only where the scene gives the key.
+struct SharedOverrides {
+  std::string generator;
+  std::optional<double> eta, k, materialStep, gravityStep;
+  std::optional<Vec3> gravity;
+  double materialCSafe = 0.05;
+};
+
 class Context {
  public:
-  Context(const Config& c, std::string prefix, std::string generator)
-      : c_(c), prefix_(std::move(prefix)), gen_(std::move(generator)) {}
+  Context(const Config& c, std::string prefix, SharedOverrides shared)
+      : c_(c), prefix_(std::move(prefix)), shared_(std::move(shared)) {}
   const Config& config() const { return c_; }
-  const std::string& generator() const { return gen_; }
-  std::string key(const std::string& arg) const { return prefix_ + "." + gen_ + "." + arg; }
+  const std::string& generator() const { return shared_.generator; }
+  // The generator's arguments, bound once in its file (framework/core/param_binding.hpp).
+  template <class O>
+  O read(const ParamBindings<O>& bindings, O start = O{}) const {
+    return bindings.read(c_, prefix_ + "." + shared_.generator, std::move(start));
+  }
+  std::string key(const std::string& arg) const { return prefix_ + "." + shared_.generator + "." + arg; }
   std::string sharedKey(const std::string& k) const { return prefix_ + "." + k; }
-  double real(const std::string& arg) const { return c_.getReal(key(arg)); }
-  int integer(const std::string& arg) const { return static_cast<int>(c_.getInt(key(arg))); }
-  bool flag(const std::string& arg) const { return c_.getBool(key(arg)); }
-  const std::string& text(const std::string& arg) const { return c_.getString(key(arg)); }
-  Vec3 vec(const std::string& arg) const;
   // InputError "file:line: <prefix>.<generator>.<arg>: what" (no file:line for a default).
   [[noreturn]] void bad(const std::string& arg, const std::string& what) const;
   // A path as written in the scene, relative paths against the scene file's directory.
-  std::string path(const std::string& arg) const;
+  std::string path(const std::string& written) const;
 
   // Shared overrides over the generator's values.
-  double eta(double paper) const;
-  double k(double paper) const;
-  Vec3 gravity(const Vec3& paper) const;
+  double eta(double paper) const { return shared_.eta.value_or(paper); }
+  double k(double paper) const { return shared_.k.value_or(paper); }
+  Vec3 gravity(const Vec3& paper) const { return shared_.gravity.value_or(paper); }
   StepRule steps(double paperFixed) const;
   // Gravity on the free vertices (addGravity) with the shared overrides; 2D scenes refuse z != 0.
   void finish(Scene& s, const PaperValues& paper) const;
 
  private:
   const Config& c_;
-  std::string prefix_, gen_;
+  std::string prefix_;
+  SharedOverrides shared_;
 };
 
 // Deterministic uniform numbers in [0, 1) (splitmix64: the same sequence on every platform).
@@ -100,17 +113,25 @@ Scene buildRodKnot(const Context& c);
 Scene buildMesh(const Context& c);
 Scene buildParticles(const Context& c);
 
-// The shell material of a generator that declares areal_density, stretch, bend, poisson,
-// stretch_damping and bend_damping (cloth, compactor, two shells, mesh).
-inline ShellMaterial shellMaterial(const Context& c) {
-  ShellMaterial m;
-  m.arealDensity = c.real("areal_density");
-  m.stretch = c.real("stretch");
-  m.bend = c.real("bend");
-  m.poisson = c.real("poisson");
-  m.stretchDamping = c.real("stretch_damping");
-  m.bendDamping = c.real("bend_damping");
-  return m;
+// A field of a generator's shell material (cloth, compactor, two shells, sphere_wedge, mesh).
+template <class O, class T>
+auto shell(T ShellMaterial::*member) {
+  return [member](O& o) -> T& { return o.material.*member; };
+}
+
+// A list of 3 reals bound to a Vec3 field.
+template <class O>
+typename ParamBindings<O>::Binding& vec3(ParamBindings<O>& r, std::string key, Vec3 O::*member, std::string help) {
+  return r.custom(
+      std::move(key),
+      [member, help](ParamSchema& s, const std::string& k, const O& d) -> ParamSpec& {
+        const Vec3& v = d.*member;
+        return s.addRealList(k, {v.x(), v.y(), v.z()}, 3, help);
+      },
+      [member](const Config& c, const std::string& k, O& o) {
+        const std::vector<double>& v = c.getRealList(k);
+        o.*member = Vec3(v[0], v[1], v[2]);
+      });
 }
 
 }  // namespace kinema::avi::scenes

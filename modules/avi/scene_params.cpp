@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "framework/core/error.hpp"
+#include "framework/core/param_binding.hpp"
 #include "modules/avi/scene_generators.hpp"
 
 namespace kinema::avi {
@@ -22,20 +23,14 @@ const std::vector<std::string>& sceneGenerators() {
 
 namespace scenes {
 
-Vec3 Context::vec(const std::string& arg) const {
-  const std::vector<double>& v = c_.getRealList(key(arg));
-  return Vec3(v[0], v[1], v[2]);
-}
-
 void Context::bad(const std::string& arg, const std::string& what) const {
   const std::string k = key(arg);
   const std::string w = c_.where(k);
   throw InputError(str(w.empty() ? "" : w + ": ", k, ": ", what));
 }
 
-std::string Context::path(const std::string& arg) const {
+std::string Context::path(const std::string& p) const {
   namespace fs = std::filesystem;
-  const std::string& p = text(arg);
   if (p.empty() || fs::path(p).is_absolute()) return p;
   std::error_code ec;
   const fs::path src(c_.source());
@@ -43,22 +38,10 @@ std::string Context::path(const std::string& arg) const {
   return p;
 }
 
-double Context::eta(double paper) const {
-  return c_.isSet(sharedKey("eta")) ? c_.getReal(sharedKey("eta")) : paper;
-}
-
-double Context::k(double paper) const { return c_.isSet(sharedKey("k")) ? c_.getReal(sharedKey("k")) : paper; }
-
-Vec3 Context::gravity(const Vec3& paper) const {
-  if (!c_.isSet(sharedKey("gravity"))) return paper;
-  const std::vector<double>& g = c_.getRealList(sharedKey("gravity"));
-  return Vec3(g[0], g[1], g[2]);
-}
-
 StepRule Context::steps(double paperFixed) const {
   StepRule r;
-  r.fixed = c_.isSet(sharedKey("material_step")) ? c_.getReal(sharedKey("material_step")) : paperFixed;
-  r.cSafe = c_.getReal(sharedKey("material_c_safe"));
+  r.fixed = shared_.materialStep.value_or(paperFixed);
+  r.cSafe = shared_.materialCSafe;
   return r;
 }
 
@@ -68,11 +51,10 @@ void Context::finish(Scene& s, const PaperValues& paper) const {
   const Vec3 g = gravity(paper.gravity);
   if (s.dim == 2 && g.z() != 0.0) {
     const std::string w = c_.where(sharedKey("gravity"));
-    throw InputError(str(w.empty() ? "" : w + ": ", sharedKey("gravity"), ": the scene ", gen_,
+    throw InputError(str(w.empty() ? "" : w + ": ", sharedKey("gravity"), ": the scene ", generator(),
                          " is 2D (the xy plane): gravity needs z = 0, e.g. [0, -9.8, 0]"));
   }
-  const double step = c_.isSet(sharedKey("gravity_step")) ? c_.getReal(sharedKey("gravity_step")) : paper.gravityStep;
-  addGravity(s, g, step, paper.gravityFallback);
+  addGravity(s, g, shared_.gravityStep.value_or(paper.gravityStep), paper.gravityFallback);
 }
 
 Vec3 Random::direction(int dim) {
@@ -87,26 +69,72 @@ Vec3 Random::direction(int dim) {
 
 }  // namespace scenes
 
+namespace {
+
+using S = scenes::SharedOverrides;
+
+// A shared key that overrides the generator's value only where the scene gives it; the schema
+// shows `shown` as its default.
+void overriding(ParamBindings<S>& r, std::string key, std::optional<double> S::*member, double shown, Range range,
+                std::string help) {
+  r.custom(
+       std::move(key),
+       [shown, range, help](ParamSchema& s, const std::string& k, const S&) -> ParamSpec& {
+         return s.addReal(k, shown, range, help);
+       },
+       [member](const Config& c, const std::string& k, S& o) { o.*member = c.getReal(k); })
+      .onlyWhenSet();
+}
+
+// The keys every generator shares, directly under the prefix.
+const ParamBindings<S>& sharedBindings() {
+  static const ParamBindings<S> b = [] {
+    ParamBindings<S> r;
+    r.custom(
+        "generator",
+        [](ParamSchema& s, const std::string& k, const S&) -> ParamSpec& {
+          const std::string prefix = k.substr(0, k.rfind('.'));
+          return s.addChoice(k, "spring_on_plane", sceneGenerators(),
+                             "scene generator (the paper's section 8); its arguments are under " + prefix +
+                                 ".<generator>.*");
+        },
+        [](const Config& c, const std::string& k, S& o) { o.generator = c.getString(k); });
+    overriding(r, "eta", &S::eta, 0.1, Range::positive(),
+               "contact thickness eta: layer l of a pair is active below distance 2 eta / l (unset: the generator's "
+               "value; validation names the largest eta free of contact at rest)");
+    overriding(r, "k", &S::k, 1000.0, Range::positive(),
+               "base penalty stiffness k, V_l = l^3 k g^2 (unset: the generator's value)");
+    r.custom(
+         "gravity",
+         [](ParamSchema& s, const std::string& k, const S&) -> ParamSpec& {
+           return s.addRealList(k, {0.0, 0.0, -9.8}, 3,
+                                "gravity vector (scene units; cm/s^2 for the 3D paper scenes) (unset: the generator's value)");
+         },
+         [](const Config& c, const std::string& k, S& o) {
+           const std::vector<double>& g = c.getRealList(k);
+           o.gravity = Vec3(g[0], g[1], g[2]);
+         })
+        .onlyWhenSet();
+    overriding(r, "material_step", &S::materialStep, 0.0, Range::nonNegative(),
+               "> 0: one fixed step for every material potential; 0: each element's own stable step (unset: the "
+               "generator's value, e.g. 1e-7 s for sphere_plate, 0.01 for spring_on_plane)");
+    r.real("material_c_safe", &S::materialCSafe, Range::leftOpen(0.0, 1.0),
+           "safety of the automatic material steps: h = C 2 / omega_max of the element alone (and C 2 / lambda of its "
+           "damping), about C / 2 of the coupled limit when 4-6 elements share a vertex; above ~0.1 unequal steps can "
+           "resonate (energy growth, docs/benchmarks/avi.md)");
+    overriding(r, "gravity_step", &S::gravityStep, 0.0, Range::nonNegative(),
+               "> 0: step of every gravity potential; 0: the smallest material step on the vertex (particles: the "
+               "generator's value) (unset: the generator's value)");
+    return r;
+  }();
+  return b;
+}
+
+}  // namespace
+
 void declareSceneParams(ParamSchema& s, const std::string& prefix) {
   const std::string& p = prefix;
-  s.addChoice(p + ".generator", "spring_on_plane", sceneGenerators(),
-              "scene generator (the paper's section 8); its arguments are under " + p + ".<generator>.*");
-  s.addReal(p + ".eta", 0.1, Range::positive(),
-            "contact thickness eta: layer l of a pair is active below distance 2 eta / l (unset: the generator's "
-            "value; validation names the largest eta free of contact at rest)");
-  s.addReal(p + ".k", 1000.0, Range::positive(), "base penalty stiffness k, V_l = l^3 k g^2 (unset: the generator's value)");
-  s.addRealList(p + ".gravity", {0.0, 0.0, -9.8}, 3,
-                "gravity vector (scene units; cm/s^2 for the 3D paper scenes) (unset: the generator's value)");
-  s.addReal(p + ".material_step", 0.0, Range::nonNegative(),
-            "> 0: one fixed step for every material potential; 0: each element's own stable step (unset: the "
-            "generator's value, e.g. 1e-7 s for sphere_plate, 0.01 for spring_on_plane)");
-  s.addReal(p + ".material_c_safe", 0.05, Range::leftOpen(0.0, 1.0),
-            "safety of the automatic material steps: h = C 2 / omega_max of the element alone (and C 2 / lambda of its "
-            "damping), about C / 2 of the coupled limit when 4-6 elements share a vertex; above ~0.1 unequal steps can "
-            "resonate (energy growth, docs/benchmarks/avi.md)");
-  s.addReal(p + ".gravity_step", 0.0, Range::nonNegative(),
-            "> 0: step of every gravity potential; 0: the smallest material step on the vertex (particles: the "
-            "generator's value) (unset: the generator's value)");
+  sharedBindings().declare(s, p);
   scenes::declareSpring(s, p + ".spring_on_plane");
   scenes::declareBalls2d(s, p + ".balls_2d");
   scenes::declareBalls3d(s, p + ".balls_3d");
@@ -122,8 +150,8 @@ void declareSceneParams(ParamSchema& s, const std::string& prefix) {
 }
 
 Scene buildScene(const Config& config, const std::string& prefix) {
-  const std::string gen = config.getString(prefix + ".generator");
-  const scenes::Context c(config, prefix, gen);
+  const scenes::Context c(config, prefix, sharedBindings().read(config, prefix));
+  const std::string& gen = c.generator();
   Scene scene;
   try {
     if (gen == "spring_on_plane") scene = scenes::buildSpring(c);

@@ -10,27 +10,61 @@
 
 namespace kinema::avi::scenes {
 
-void declareParticles(ParamSchema& s, const std::string& g) {
-  s.addInt(g + ".dimension", 3, Range::closed(2, 3), "2: particles in the (x, y) plane (z = vz = 0), 3: in space");
-  s.addRealList(g + ".list", {-1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, -1.0, 0.0, 0.0, 1.0}, -1,
-                "7 numbers per particle: x y z vx vy vz mass (the default: two balls meeting head-on at 1 m/s each)");
-  s.addReal(g + ".radius", 0.1, Range::positive(),
-            "ball radius = eta: layer 1 of a pair starts when two centres are 2 eta apart [m]");
-  s.addRealList(g + ".walls", {}, -1,
-                "6 numbers per wall: a point on the wall px py pz and the normal nx ny nz pointing into the free side");
-  s.addReal(g + ".gravity_step", 1e-3, Range::positive(),
-            "step of the gravity potentials (particles have no material step) when gravity is on [s]");
+namespace {
+
+struct ParticlesOptions {
+  int dimension = 3;
+  // The default: two balls meeting head-on at 1 m/s each.
+  std::vector<double> list{-1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, -1.0, 0.0, 0.0, 1.0};
+  double radius = 0.1;
+  std::vector<double> walls;
+  double gravityStep = 1e-3;
+};
+
+// A list of reals of any length.
+template <class O>
+void reals(ParamBindings<O>& r, std::string key, std::vector<double> O::*member, std::string help) {
+  r.custom(
+      std::move(key),
+      [member, help](ParamSchema& s, const std::string& k, const O& d) -> ParamSpec& {
+        return s.addRealList(k, d.*member, -1, help);
+      },
+      [member](const Config& c, const std::string& k, O& o) { o.*member = c.getRealList(k); });
 }
+
+const ParamBindings<ParticlesOptions>& bindings() {
+  static const ParamBindings<ParticlesOptions> b = [] {
+    using O = ParticlesOptions;
+    ParamBindings<O> r;
+    r.integer("dimension", &O::dimension, Range::closed(2, 3),
+              "2: particles in the (x, y) plane (z = vz = 0), 3: in space");
+    reals(r, "list", &O::list,
+          "7 numbers per particle: x y z vx vy vz mass (the default: two balls meeting head-on at 1 m/s each)");
+    r.real("radius", &O::radius, Range::positive(),
+           "ball radius = eta: layer 1 of a pair starts when two centres are 2 eta apart [m]");
+    reals(r, "walls", &O::walls,
+          "6 numbers per wall: a point on the wall px py pz and the normal nx ny nz pointing into the free side");
+    r.real("gravity_step", &O::gravityStep, Range::positive(),
+           "step of the gravity potentials (particles have no material step) when gravity is on [s]");
+    return r;
+  }();
+  return b;
+}
+
+}  // namespace
+
+void declareParticles(ParamSchema& s, const std::string& g) { bindings().declare(s, g); }
 
 Scene buildParticles(const Context& c) {
   Scene s;
   s.name = c.generator();
-  const int dim = c.integer("dimension");
+  const ParticlesOptions o = c.read(bindings());
+  const int dim = o.dimension;
   s.dim = dim;
-  const std::vector<double>& list = c.config().getRealList(c.key("list"));
+  const std::vector<double>& list = o.list;
   if (list.empty() || list.size() % 7 != 0)
     c.bad("list", str("7 numbers per particle (x y z vx vy vz mass), got ", list.size()));
-  const double eta = c.eta(c.real("radius"));
+  const double eta = c.eta(o.radius);
   const std::size_t n = list.size() / 7;
   std::vector<Vec3> x(n), v(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -49,7 +83,7 @@ Scene buildParticles(const Context& c) {
       if ((x[i] - x[j]).norm() < 2.0 * eta)
         c.bad("list", str("particles ", i, " and ", j, " start ", (x[i] - x[j]).norm(), " apart, closer than 2 eta = ",
                           2.0 * eta, " (overlapping balls)"));
-  const std::vector<double>& walls = c.config().getRealList(c.key("walls"));
+  const std::vector<double>& walls = o.walls;
   if (walls.size() % 6 != 0) c.bad("walls", str("6 numbers per wall (px py pz nx ny nz), got ", walls.size()));
   for (std::size_t w = 0; w < walls.size() / 6; ++w) {
     const double* p = walls.data() + 6 * w;
@@ -72,9 +106,9 @@ Scene buildParticles(const Context& c) {
     endObject(s);
   }
   PaperValues paper;
-  paper.eta = c.real("radius");
+  paper.eta = o.radius;
   paper.k = 1000.0;
-  paper.gravityFallback = c.real("gravity_step");
+  paper.gravityFallback = o.gravityStep;
   c.finish(s, paper);
   return s;
 }

@@ -29,25 +29,49 @@ Vec3 trefoil(double t) {
   return Vec3(std::sin(t) + 2.0 * std::sin(2.0 * t), std::cos(t) - 2.0 * std::cos(2.0 * t), -std::sin(3.0 * t));
 }
 
-}  // namespace
+struct RodKnotOptions {
+  double scale = 1.5;
+  double radius = 0.2;
+  int segments = 64;
+  double tailLength = 5.0;
+  double youngsModulus = 1e7;
+  double density = 1.0;
+  double stretchDamping = 50.0;
+  double bendDamping = 1.0;
+  double pullSpeed = 10.0;
+};
 
-void declareRodKnot(ParamSchema& s, const std::string& g) {
-  s.addReal(g + ".scale", 1.5, Range::positive(), "size of the trefoil (its lobes reach 3 scale from the centre) [cm]");
-  s.addReal(g + ".radius", 0.2, Range::positive(), "rod radius = eta [cm]");
-  s.addInt(g + ".segments", 64, Range::closed(8, 100000), "segments of the knotted part (tails get the same spacing)");
-  s.addReal(g + ".tail_length", 5.0, Range::nonNegative(), "length of each straight tail [cm]");
-  s.addReal(g + ".youngs_modulus", 1e7, Range::positive(), "Young's modulus E [dyn/cm^2] (rubber-like)");
-  s.addReal(g + ".density", 1.0, Range::positive(), "density [g/cm^3]");
-  s.addReal(g + ".stretch_damping", 50.0, Range::nonNegative(), "spring strain-rate damping (calms the pulled rod)");
-  s.addReal(g + ".bend_damping", 1.0, Range::nonNegative(), "rod bending damping");
-  s.addReal(g + ".pull_speed", 10.0, Range::nonNegative(), "speed of each end, away from the knot [cm/s] (paper's knots: 10)");
+const ParamBindings<RodKnotOptions>& bindings() {
+  static const ParamBindings<RodKnotOptions> b = [] {
+    using O = RodKnotOptions;
+    ParamBindings<O> r;
+    r.real("scale", &O::scale, Range::positive(), "size of the trefoil (its lobes reach 3 scale from the centre) [cm]");
+    r.real("radius", &O::radius, Range::positive(), "rod radius = eta [cm]");
+    r.integer("segments", &O::segments, Range::closed(8, 100000),
+              "segments of the knotted part (tails get the same spacing)");
+    r.real("tail_length", &O::tailLength, Range::nonNegative(), "length of each straight tail [cm]");
+    r.real("youngs_modulus", &O::youngsModulus, Range::positive(), "Young's modulus E [dyn/cm^2] (rubber-like)");
+    r.real("density", &O::density, Range::positive(), "density [g/cm^3]");
+    r.real("stretch_damping", &O::stretchDamping, Range::nonNegative(),
+           "spring strain-rate damping (calms the pulled rod)");
+    r.real("bend_damping", &O::bendDamping, Range::nonNegative(), "rod bending damping");
+    r.real("pull_speed", &O::pullSpeed, Range::nonNegative(),
+           "speed of each end, away from the knot [cm/s] (paper's knots: 10)");
+    return r;
+  }();
+  return b;
 }
 
+}  // namespace
+
+void declareRodKnot(ParamSchema& s, const std::string& g) { bindings().declare(s, g); }
+
 Scene buildRodKnot(const Context& c) {
+  const RodKnotOptions a = c.read(bindings());
   Scene s;
   s.name = "rod_knot";
-  const double S = c.real("scale"), r = c.real("radius");
-  const int nk = c.integer("segments");
+  const double S = a.scale, r = a.radius;
+  const int nk = a.segments;
   // Arc length of the open knot t in [t0 + d, t0 + 2 pi - d] with a cut gap of about 6 r.
   const double t0 = std::numbers::pi / 3.0;
   const int fine = 20000;
@@ -75,7 +99,7 @@ Scene buildRodKnot(const Context& c) {
   const Vec3 tangent = (trefoil(t0 + 1e-6) - trefoil(t0 - 1e-6)).normalized();
   const Vec3 dirStart = (radial + tangent).normalized();  // the start lies on the +tangent side
   const Vec3 dirEnd = (radial - tangent).normalized();
-  const int nt = static_cast<int>(std::lround(c.real("tail_length") / seg));
+  const int nt = static_cast<int>(std::lround(a.tailLength / seg));
   std::vector<Vec3> pts;
   for (int i = nt; i >= 1; --i) pts.push_back(knot[0] + dirStart * (seg * i));
   pts.insert(pts.end(), knot.begin(), knot.end());
@@ -85,21 +109,21 @@ Scene buildRodKnot(const Context& c) {
                           " cm); lower segments or radius"));
   RodOptions o;
   o.name = "rod";
-  const double E = c.real("youngs_modulus"), A = std::numbers::pi * r * r;
-  o.linearDensity = c.real("density") * A;
+  const double E = a.youngsModulus, A = std::numbers::pi * r * r;
+  o.linearDensity = a.density * A;
   o.axial = E * A;
   o.bend = 0.5 * E * std::numbers::pi * std::pow(r, 4) / 4.0;
-  o.stretchDamping = c.real("stretch_damping");
-  o.bendDamping = c.real("bend_damping");
+  o.stretchDamping = a.stretchDamping;
+  o.bendDamping = a.bendDamping;
   const int first = addRod(s, pts, o, c.steps(0.0));
   const int last = first + static_cast<int>(pts.size()) - 1;
   s.vertices.minv[first] = 0.0;
   s.vertices.minv[last] = 0.0;
-  const double v = c.real("pull_speed");
+  const double v = a.pullSpeed;
   addScript(s, "end_a", {first}, {0.0}, {v * dirStart});
   addScript(s, "end_b", {last}, {0.0}, {v * dirEnd});
   PaperValues p;
-  p.eta = c.real("radius");
+  p.eta = a.radius;
   p.k = E * A / seg;
   c.finish(s, p);
   return s;

@@ -47,24 +47,46 @@ void translate(geometry::TriMesh& m, const Vec3& t) { rigidTransform(m, Eigen::M
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-void declareSpherePlate(ParamSchema& s, const std::string& g) {
-  s.addReal(g + ".sphere_radius", 12.5, Range::positive(), "radius of the spherical shell [cm] (paper: 12.5)");
-  s.addReal(g + ".plate_radius", 35.0, Range::positive(), "radius of the disc plate [cm] (paper: 35)");
-  s.addReal(g + ".thickness", 0.35, Range::positive(), "shell and plate thickness t [cm] (paper: 0.35)");
-  s.addReal(g + ".speed", 1e4, Range::positive(), "impact speed of the sphere, plate at rest [cm/s] (paper: 100 m/s)");
-  s.addReal(g + ".gap", 1.0, Range::positive(), "initial gap between the sphere's lowest vertex and the plate [cm]");
-  s.addReal(g + ".youngs_modulus", 2e12, Range::positive(), "Young's modulus E [dyn/cm^2] (steel-like, not in the paper)");
-  s.addReal(g + ".poisson", 0.3, Range::open(-1.0, 0.5), "Poisson ratio nu");
-  s.addReal(g + ".density", 7.8, Range::positive(), "density rho [g/cm^3] (steel-like)");
-  s.addInt(g + ".sphere_frequency", 4, Range::closed(1, 64), "icosphere frequency nu: 10 nu^2 + 2 vertices");
-  s.addInt(g + ".plate_rings", 6, Range::closed(1, 200), "rings of the disc mesh: 1 + 3 rings (rings + 1) vertices");
+namespace {
+
+struct SpherePlateOptions {
+  double sphereRadius = 12.5, plateRadius = 35.0, thickness = 0.35, speed = 1e4, gap = 1.0;
+  double youngsModulus = 2e12, poisson = 0.3, density = 7.8;
+  int sphereFrequency = 4, plateRings = 6;
+};
+
+const ParamBindings<SpherePlateOptions>& spherePlateBindings() {
+  static const ParamBindings<SpherePlateOptions> b = [] {
+    using O = SpherePlateOptions;
+    ParamBindings<O> r;
+    r.real("sphere_radius", &O::sphereRadius, Range::positive(), "radius of the spherical shell [cm] (paper: 12.5)");
+    r.real("plate_radius", &O::plateRadius, Range::positive(), "radius of the disc plate [cm] (paper: 35)");
+    r.real("thickness", &O::thickness, Range::positive(), "shell and plate thickness t [cm] (paper: 0.35)");
+    r.real("speed", &O::speed, Range::positive(), "impact speed of the sphere, plate at rest [cm/s] (paper: 100 m/s)");
+    r.real("gap", &O::gap, Range::positive(), "initial gap between the sphere's lowest vertex and the plate [cm]");
+    r.real("youngs_modulus", &O::youngsModulus, Range::positive(),
+           "Young's modulus E [dyn/cm^2] (steel-like, not in the paper)");
+    r.real("poisson", &O::poisson, Range::open(-1.0, 0.5), "Poisson ratio nu");
+    r.real("density", &O::density, Range::positive(), "density rho [g/cm^3] (steel-like)");
+    r.integer("sphere_frequency", &O::sphereFrequency, Range::closed(1, 64),
+              "icosphere frequency nu: 10 nu^2 + 2 vertices");
+    r.integer("plate_rings", &O::plateRings, Range::closed(1, 200),
+              "rings of the disc mesh: 1 + 3 rings (rings + 1) vertices");
+    return r;
+  }();
+  return b;
 }
+
+}  // namespace
+
+void declareSpherePlate(ParamSchema& s, const std::string& g) { spherePlateBindings().declare(s, g); }
 
 Scene buildSpherePlate(const Context& c) {
   Scene s;
   s.name = "sphere_plate";
-  const double R = c.real("sphere_radius"), Rp = c.real("plate_radius"), t = c.real("thickness");
-  const double E = c.real("youngs_modulus"), nu = c.real("poisson"), rho = c.real("density");
+  const SpherePlateOptions a = c.read(spherePlateBindings());
+  const double R = a.sphereRadius, Rp = a.plateRadius, t = a.thickness;
+  const double E = a.youngsModulus, nu = a.poisson, rho = a.density;
   if (!(R < Rp)) c.bad("sphere_radius", str("the sphere (", R, " cm) must be smaller than the plate (", Rp, " cm)"));
   ShellOptions o;
   o.material.arealDensity = rho * t;
@@ -72,13 +94,13 @@ Scene buildSpherePlate(const Context& c) {
   o.material.poisson = nu;
   o.material.bend = E * t * t * t / (36.0 * (1.0 - nu * nu));
   const StepRule steps = c.steps(1e-7);
-  geometry::TriMesh plate = discMesh(Rp, c.integer("plate_rings"));
+  geometry::TriMesh plate = discMesh(Rp, a.plateRings);
   o.name = "plate";
   addShell(s, plate, o, steps);
-  geometry::TriMesh sphere = icosphere(R, c.integer("sphere_frequency"));
-  translate(sphere, Vec3(0.0, 0.0, c.real("gap") - lowestZ(sphere)));
+  geometry::TriMesh sphere = icosphere(R, a.sphereFrequency);
+  translate(sphere, Vec3(0.0, 0.0, a.gap - lowestZ(sphere)));
   o.name = "sphere";
-  o.velocity = Vec3(0.0, 0.0, -c.real("speed"));
+  o.velocity = Vec3(0.0, 0.0, -a.speed);
   addShell(s, sphere, o, steps);
   PaperValues p;
   p.eta = 0.5 * t;
@@ -88,97 +110,163 @@ Scene buildSpherePlate(const Context& c) {
 }
 
 // ---------------------------------------------------------------------------------------------
-void declareSphereWedge(ParamSchema& s, const std::string& g) {
-  s.addReal(g + ".sphere_radius", 4.97, Range::positive(), "sphere radius [cm] (paper: 4.97)");
-  s.addInt(g + ".sphere_frequency", 3, Range::closed(1, 64), "icosphere frequency nu (paper: 92 vertices = nu 3)");
-  s.addReal(g + ".height", 20.84, Range::positive(), "height of the sphere's centre above the ground [cm] (paper: 20.84)");
-  s.addReal(g + ".speed", 100.0, Range::any(), "initial downward speed [cm/s] (paper: 100)");
-  s.addReal(g + ".prism_base", 12.92, Range::positive(), "base width of each prism [cm] (paper: 12.92)");
-  s.addReal(g + ".prism_height", 20.05, Range::positive(), "height of each prism [cm] (paper: 20.05)");
-  s.addReal(g + ".prism_length", 38.41, Range::positive(), "length of each prism [cm] (paper: 38.41)");
-  s.addInt(g + ".prism_segments", 22, Range::closed(1, 1000),
-           "segments along the prism length (22 with 1 division per side: the paper's 71 vertices)");
-  s.addInt(g + ".prism_side_divisions", 1, Range::closed(1, 100), "divisions of each side of the cross section");
-  s.addReal(g + ".wedge_gap", 0.5, Range::positive(), "gap between the two prisms' base edges [cm]");
-  s.addBool(g + ".wedge_fixed", true, "true: the prisms are scripted at rest; false: free shells of the same material");
-  s.addReal(g + ".stretch", 5e4, Range::nonNegative(), "stretching stiffness (CST Y) (paper: 50000)");
-  s.addReal(g + ".bend", 1e5, Range::nonNegative(), "bending stiffness (hinge k_b) (paper: 100000)");
-  s.addReal(g + ".poisson", 0.3, Range::open(-1.0, 0.5), "CST Poisson ratio (not in the paper)");
-  s.addReal(g + ".areal_density", 0.1, Range::positive(), "mass per area [g/cm^2] (not in the paper)");
+namespace {
+
+struct SphereWedgeOptions {
+  double sphereRadius = 4.97;
+  int sphereFrequency = 3;
+  double height = 20.84, speed = 100.0, prismBase = 12.92, prismHeight = 20.05, prismLength = 38.41;
+  int prismSegments = 22, prismSideDivisions = 1;
+  double wedgeGap = 0.5;
+  bool wedgeFixed = true;
+  ShellMaterial material = [] {
+    ShellMaterial m;
+    m.stretch = 5e4;
+    m.bend = 1e5;
+    m.poisson = 0.3;
+    m.arealDensity = 0.1;
+    return m;
+  }();
+};
+
+const ParamBindings<SphereWedgeOptions>& sphereWedgeBindings() {
+  static const ParamBindings<SphereWedgeOptions> b = [] {
+    using O = SphereWedgeOptions;
+    using M = ShellMaterial;
+    ParamBindings<O> r;
+    r.real("sphere_radius", &O::sphereRadius, Range::positive(), "sphere radius [cm] (paper: 4.97)");
+    r.integer("sphere_frequency", &O::sphereFrequency, Range::closed(1, 64),
+              "icosphere frequency nu (paper: 92 vertices = nu 3)");
+    r.real("height", &O::height, Range::positive(),
+           "height of the sphere's centre above the ground [cm] (paper: 20.84)");
+    r.real("speed", &O::speed, Range::any(), "initial downward speed [cm/s] (paper: 100)");
+    r.real("prism_base", &O::prismBase, Range::positive(), "base width of each prism [cm] (paper: 12.92)");
+    r.real("prism_height", &O::prismHeight, Range::positive(), "height of each prism [cm] (paper: 20.05)");
+    r.real("prism_length", &O::prismLength, Range::positive(), "length of each prism [cm] (paper: 38.41)");
+    r.integer("prism_segments", &O::prismSegments, Range::closed(1, 1000),
+              "segments along the prism length (22 with 1 division per side: the paper's 71 vertices)");
+    r.integer("prism_side_divisions", &O::prismSideDivisions, Range::closed(1, 100),
+              "divisions of each side of the cross section");
+    r.real("wedge_gap", &O::wedgeGap, Range::positive(), "gap between the two prisms' base edges [cm]");
+    r.boolean("wedge_fixed", &O::wedgeFixed,
+              "true: the prisms are scripted at rest; false: free shells of the same material");
+    r.real("stretch", shell<O>(&M::stretch), Range::nonNegative(), "stretching stiffness (CST Y) (paper: 50000)");
+    r.real("bend", shell<O>(&M::bend), Range::nonNegative(), "bending stiffness (hinge k_b) (paper: 100000)");
+    r.real("poisson", shell<O>(&M::poisson), Range::open(-1.0, 0.5), "CST Poisson ratio (not in the paper)");
+    r.real("areal_density", shell<O>(&M::arealDensity), Range::positive(), "mass per area [g/cm^2] (not in the paper)");
+    return r;
+  }();
+  return b;
 }
+
+}  // namespace
+
+void declareSphereWedge(ParamSchema& s, const std::string& g) { sphereWedgeBindings().declare(s, g); }
 
 Scene buildSphereWedge(const Context& c) {
   Scene s;
   s.name = "sphere_wedge";
+  const SphereWedgeOptions a = c.read(sphereWedgeBindings());
   ShellOptions o;
-  o.material.arealDensity = c.real("areal_density");
-  o.material.stretch = c.real("stretch");
-  o.material.bend = c.real("bend");
-  o.material.poisson = c.real("poisson");
+  o.material.arealDensity = a.material.arealDensity;
+  o.material.stretch = a.material.stretch;
+  o.material.bend = a.material.bend;
+  o.material.poisson = a.material.poisson;
   const StepRule steps = c.steps(0.0);
   const double eta = c.eta(0.1);
-  const bool fixed = c.flag("wedge_fixed");
-  const double b = c.real("prism_base"), H = c.real("prism_height"), L = c.real("prism_length");
-  const double gap = c.real("wedge_gap"), lift = fixed ? 0.0 : 3.0 * eta;
+  const bool fixed = a.wedgeFixed;
+  const double b = a.prismBase, H = a.prismHeight, L = a.prismLength;
+  const double gap = a.wedgeGap, lift = fixed ? 0.0 : 3.0 * eta;
   for (int side = 0; side < 2; ++side) {
-    geometry::TriMesh prism = prismShell(b, H, L, c.integer("prism_segments"), c.integer("prism_side_divisions"));
+    geometry::TriMesh prism = prismShell(b, H, L, a.prismSegments, a.prismSideDivisions);
     const double sx = side == 0 ? -1.0 : 1.0;
     translate(prism, Vec3(sx * (0.5 * b + 0.5 * gap), -0.5 * L, lift));
     o.name = side == 0 ? "prism_left" : "prism_right";
     o.scripted = fixed;
     addShell(s, prism, o, steps);
   }
-  const double R = c.real("sphere_radius");
-  if (!(c.real("height") > R)) c.bad("height", str("the sphere's centre must be above its radius ", R));
-  geometry::TriMesh sphere = icosphere(R, c.integer("sphere_frequency"));
-  translate(sphere, Vec3(0.0, 0.0, c.real("height")));
+  const double R = a.sphereRadius;
+  if (!(a.height > R)) c.bad("height", str("the sphere's centre must be above its radius ", R));
+  geometry::TriMesh sphere = icosphere(R, a.sphereFrequency);
+  translate(sphere, Vec3(0.0, 0.0, a.height));
   o.name = "sphere";
   o.scripted = false;
-  o.velocity = Vec3(0.0, 0.0, -c.real("speed"));
+  o.velocity = Vec3(0.0, 0.0, -a.speed);
   addShell(s, sphere, o, steps);
   s.planes.push_back(Plane{Vec3::UnitZ(), 0.0});
   PaperValues p;
   p.eta = 0.1;
-  p.k = c.real("stretch") > 0 ? c.real("stretch") : 1e4;
+  p.k = a.material.stretch > 0 ? a.material.stretch : 1e4;
   c.finish(s, p);
   return s;
 }
 
 // ---------------------------------------------------------------------------------------------
-void declareTwoShells(ParamSchema& s, const std::string& g) {
-  s.addReal(g + ".radius", 1.0, Range::positive(), "radius of each icosphere");
-  s.addInt(g + ".frequency", 2, Range::closed(1, 64), "icosphere frequency nu (10 nu^2 + 2 vertices each)");
-  s.addReal(g + ".gap", 0.5, Range::positive(), "initial gap between the two meshes' extents along x");
-  s.addReal(g + ".offset", 0.5, Range::any(), "lateral offset of the second sphere along y (off-centre impact)");
-  s.addReal(g + ".speed", 1.0, Range::nonNegative(), "speed of each sphere towards the other along x");
-  s.addReal(g + ".stretch", 100.0, Range::nonNegative(), "CST Y");
-  s.addReal(g + ".bend", 1.0, Range::nonNegative(), "hinge k_b");
-  s.addReal(g + ".poisson", 0.3, Range::open(-1.0, 0.5), "CST Poisson ratio");
-  s.addReal(g + ".areal_density", 1.0, Range::positive(), "mass per area");
-  s.addReal(g + ".stretch_damping", 0.0, Range::nonNegative(), "CST strain-rate damping (keeps both momenta)");
-  s.addReal(g + ".bend_damping", 0.0, Range::nonNegative(), "hinge damping (keeps both momenta)");
+namespace {
+
+struct TwoShellsOptions {
+  double radius = 1.0;
+  int frequency = 2;
+  double gap = 0.5, offset = 0.5, speed = 1.0;
+  ShellMaterial material = [] {
+    ShellMaterial m;
+    m.stretch = 100.0;
+    m.bend = 1.0;
+    m.poisson = 0.3;
+    m.arealDensity = 1.0;
+    m.stretchDamping = 0.0;
+    m.bendDamping = 0.0;
+    return m;
+  }();
+};
+
+const ParamBindings<TwoShellsOptions>& twoShellsBindings() {
+  static const ParamBindings<TwoShellsOptions> b = [] {
+    using O = TwoShellsOptions;
+    using M = ShellMaterial;
+    ParamBindings<O> r;
+    r.real("radius", &O::radius, Range::positive(), "radius of each icosphere");
+    r.integer("frequency", &O::frequency, Range::closed(1, 64), "icosphere frequency nu (10 nu^2 + 2 vertices each)");
+    r.real("gap", &O::gap, Range::positive(), "initial gap between the two meshes' extents along x");
+    r.real("offset", &O::offset, Range::any(), "lateral offset of the second sphere along y (off-centre impact)");
+    r.real("speed", &O::speed, Range::nonNegative(), "speed of each sphere towards the other along x");
+    r.real("stretch", shell<O>(&M::stretch), Range::nonNegative(), "CST Y");
+    r.real("bend", shell<O>(&M::bend), Range::nonNegative(), "hinge k_b");
+    r.real("poisson", shell<O>(&M::poisson), Range::open(-1.0, 0.5), "CST Poisson ratio");
+    r.real("areal_density", shell<O>(&M::arealDensity), Range::positive(), "mass per area");
+    r.real("stretch_damping", shell<O>(&M::stretchDamping), Range::nonNegative(),
+           "CST strain-rate damping (keeps both momenta)");
+    r.real("bend_damping", shell<O>(&M::bendDamping), Range::nonNegative(), "hinge damping (keeps both momenta)");
+    return r;
+  }();
+  return b;
 }
+
+}  // namespace
+
+void declareTwoShells(ParamSchema& s, const std::string& g) { twoShellsBindings().declare(s, g); }
 
 Scene buildTwoShells(const Context& c) {
   Scene s;
   s.name = "two_shells";
+  const TwoShellsOptions a = c.read(twoShellsBindings());
   ShellOptions o;
-  o.material = shellMaterial(c);
+  o.material = a.material;
   const StepRule steps = c.steps(0.0);
-  const double R = c.real("radius"), v = c.real("speed"), gap = c.real("gap");
+  const double R = a.radius, v = a.speed, gap = a.gap;
   for (int side = 0; side < 2; ++side) {
-    geometry::TriMesh m = icosphere(R, c.integer("frequency"));
+    geometry::TriMesh m = icosphere(R, a.frequency);
     const double sx = side == 0 ? -1.0 : 1.0;
     double reach = 0.0;  // the mesh's extent along x (below R: the vertices are not at the poles)
     for (const Vec3& x : m.vertices) reach = std::max(reach, x.x());
-    translate(m, Vec3(sx * (reach + 0.5 * gap), side == 0 ? 0.0 : c.real("offset"), 0.0));
+    translate(m, Vec3(sx * (reach + 0.5 * gap), side == 0 ? 0.0 : a.offset, 0.0));
     o.name = side == 0 ? "shell_a" : "shell_b";
     o.velocity = Vec3(-sx * v, 0.0, 0.0);
     addShell(s, m, o, steps);
   }
   PaperValues p;
   p.eta = 0.05 * R;
-  p.k = c.real("stretch") > 0 ? c.real("stretch") : 100.0;
+  p.k = a.material.stretch > 0 ? a.material.stretch : 100.0;
   c.finish(s, p);
   return s;
 }

@@ -7,20 +7,39 @@
 
 namespace kinema::avi::scenes {
 
-void declareSpring(ParamSchema& s, const std::string& g) {
-  s.addReal(g + ".mass", 1.0, Range::positive(), "mass of each endpoint (paper: 1)");
-  s.addReal(g + ".stiffness", 1.0, Range::positive(), "spring stiffness k_s, V = 1/2 k_s (l - L)^2 (paper: 1)");
-  s.addReal(g + ".rest_length", 1.0, Range::positive(), "rest length L; the spring starts at rest length (paper: 1)");
-  s.addReal(g + ".height", 1.0, Range::positive(), "initial height of the bottom mass above the plane z = 0 (paper: 1)");
-  s.addReal(g + ".speed", 0.0, Range::any(), "initial vertical velocity of both masses (paper: 0, at rest)");
-  s.addReal(g + ".damping", 0.0, Range::nonNegative(), "spring strain-rate damping (paper: 0)");
+namespace {
+
+struct SpringOptions {
+  double mass = 1.0, stiffness = 1.0, restLength = 1.0, height = 1.0, speed = 0.0, damping = 0.0;
+};
+
+const ParamBindings<SpringOptions>& bindings() {
+  static const ParamBindings<SpringOptions> b = [] {
+    using O = SpringOptions;
+    ParamBindings<O> r;
+    r.real("mass", &O::mass, Range::positive(), "mass of each endpoint (paper: 1)");
+    r.real("stiffness", &O::stiffness, Range::positive(), "spring stiffness k_s, V = 1/2 k_s (l - L)^2 (paper: 1)");
+    r.real("rest_length", &O::restLength, Range::positive(),
+           "rest length L; the spring starts at rest length (paper: 1)");
+    r.real("height", &O::height, Range::positive(),
+           "initial height of the bottom mass above the plane z = 0 (paper: 1)");
+    r.real("speed", &O::speed, Range::any(), "initial vertical velocity of both masses (paper: 0, at rest)");
+    r.real("damping", &O::damping, Range::nonNegative(), "spring strain-rate damping (paper: 0)");
+    return r;
+  }();
+  return b;
 }
+
+}  // namespace
+
+void declareSpring(ParamSchema& s, const std::string& g) { bindings().declare(s, g); }
 
 Scene buildSpring(const Context& c) {
   Scene s;
   s.name = "spring_on_plane";
-  const double m = c.real("mass"), L = c.real("rest_length"), z0 = c.real("height");
-  const Vec3 v(0.0, 0.0, c.real("speed"));
+  const SpringOptions o = c.read(bindings());
+  const double m = o.mass, L = o.restLength, z0 = o.height;
+  const Vec3 v(0.0, 0.0, o.speed);
   beginObject(s, "spring");
   const int a = addVertex(s, Vec3(0.0, 0.0, z0), v, m, false);
   const int b = addVertex(s, Vec3(0.0, 0.0, z0 + L), v, m, false);
@@ -33,7 +52,7 @@ Scene buildSpring(const Context& c) {
   s.isolated[b] = 1;
   s.drawEdges.emplace_back(a, b);
   s.planes.push_back(Plane{Vec3::UnitZ(), 0.0});
-  ForceElement e = makeSpring(a, b, s.vertices.x[a], s.vertices.x[b], c.real("stiffness"), c.real("damping"));
+  ForceElement e = makeSpring(a, b, s.vertices.x[a], s.vertices.x[b], o.stiffness, o.damping);
   assignStep(e, s, c.steps(0.01));
   s.forces.push_back(e);
   PaperValues p;
