@@ -21,29 +21,18 @@ struct ParticlesOptions {
   double gravityStep = 1e-3;
 };
 
-// A list of reals of any length.
-template <class O>
-void reals(ParamBindings<O>& r, std::string key, std::vector<double> O::*member, std::string help) {
-  r.custom(
-      std::move(key),
-      [member, help](ParamSchema& s, const std::string& k, const O& d) -> ParamSpec& {
-        return s.addRealList(k, d.*member, -1, help);
-      },
-      [member](const Config& c, const std::string& k, O& o) { o.*member = c.getRealList(k); });
-}
-
 const ParamBindings<ParticlesOptions>& bindings() {
   static const ParamBindings<ParticlesOptions> b = [] {
     using O = ParticlesOptions;
     ParamBindings<O> r;
     r.integer("dimension", &O::dimension, Range::closed(2, 3),
               "2: particles in the (x, y) plane (z = vz = 0), 3: in space");
-    reals(r, "list", &O::list,
-          "7 numbers per particle: x y z vx vy vz mass (the default: two balls meeting head-on at 1 m/s each)");
+    r.realList("list", &O::list, -1,
+               "7 numbers per particle: x y z vx vy vz mass (the default: two balls meeting head-on at 1 m/s each)");
     r.real("radius", &O::radius, Range::positive(),
            "ball radius = eta: layer 1 of a pair starts when two centres are 2 eta apart [m]");
-    reals(r, "walls", &O::walls,
-          "6 numbers per wall: a point on the wall px py pz and the normal nx ny nz pointing into the free side");
+    r.realList("walls", &O::walls, -1,
+               "6 numbers per wall: a point on the wall px py pz and the normal nx ny nz pointing into the free side");
     r.real("gravity_step", &O::gravityStep, Range::positive(),
            "step of the gravity potentials (particles have no material step) when gravity is on [s]");
     return r;
