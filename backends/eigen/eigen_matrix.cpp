@@ -27,10 +27,7 @@ std::int64_t EigenMatrix::find(int row, int col) const {
   return (it != e && *it == col) ? static_cast<std::int64_t>(it - inner) : -1;
 }
 
-void EigenMatrix::apply(const Vector& x, Vector& y) const {
-  KINEMA_CHECK(&x != &y, description(), ": apply needs distinct x and y");
-  KINEMA_CHECK(x.map().compatible(*cols_), description(), ": x is not on the domain map");
-  KINEMA_CHECK(y.map().compatible(*rows_), description(), ": y is not on the range map");
+void EigenMatrix::applyImpl(const Vector& x, Vector& y) const {
   Vector::ConstView xv = x.view();
   Vector::View yv = y.view();
   const int* outer = csr_.outerIndexPtr();

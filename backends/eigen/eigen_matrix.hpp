@@ -17,7 +17,6 @@ class EigenMatrix final : public Matrix {
 
   const IndexMapPtr& domainMap() const override { return cols_; }
   const IndexMapPtr& rangeMap() const override { return rows_; }
-  void apply(const Vector& x, Vector& y) const override;
   std::unique_ptr<Vector> createDomainVector() const override;
   std::unique_ptr<Vector> createRangeVector() const override;
   void diagonal(Vector& d) const override;
@@ -35,6 +34,9 @@ class EigenMatrix final : public Matrix {
   void patternChanged() { ++patternVersion_; }
   // Position of (row, col) in the CSR value array, -1 if outside the pattern (binary search).
   std::int64_t find(int row, int col) const;
+
+ protected:
+  void applyImpl(const Vector& x, Vector& y) const override;
 
  private:
   IndexMapPtr rows_, cols_;

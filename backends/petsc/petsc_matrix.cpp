@@ -27,12 +27,9 @@ void PetscMatrix::replaceMat(Mat m, std::int64_t localNonzeros) {
   ++patternVersion_;
 }
 
-void PetscMatrix::apply(const Vector& x, Vector& y) const {
-  KINEMA_CHECK(&x != &y, description(), ": apply needs distinct x and y");
+void PetscMatrix::applyImpl(const Vector& x, Vector& y) const {
   const PetscVector& px = asPetsc(x, "petsc matrix apply");
   PetscVector& py = asPetsc(y, "petsc matrix apply");
-  KINEMA_CHECK(x.map().compatible(*cols_), description(), ": x is not on the domain map");
-  KINEMA_CHECK(y.map().compatible(*rows_), description(), ": y is not on the range map");
   KINEMA_PETSC_CHECK(MatMult(mat(), px.vec(), py.vec()));
 }
 

@@ -17,7 +17,6 @@ class PetscMatrix final : public Matrix {
 
   const IndexMapPtr& domainMap() const override { return cols_; }
   const IndexMapPtr& rangeMap() const override { return rows_; }
-  void apply(const Vector& x, Vector& y) const override;
   std::unique_ptr<Vector> createDomainVector() const override;
   std::unique_ptr<Vector> createRangeVector() const override;
   void diagonal(Vector& d) const override;
@@ -34,6 +33,9 @@ class PetscMatrix final : public Matrix {
   // For the assembler: a new Mat (new pattern) with `localNonzeros` stored entries on this rank.
   void replaceMat(Mat m, std::int64_t localNonzeros);
   void valuesChanged() { ++version_; }
+
+ protected:
+  void applyImpl(const Vector& x, Vector& y) const override;
 
  private:
   IndexMapPtr rows_, cols_;

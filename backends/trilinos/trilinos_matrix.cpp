@@ -11,12 +11,9 @@ namespace kinema::la::trilinos {
 
 // ---- TrilinosMatrix -------------------------------------------------------------------------
 
-void TrilinosMatrix::apply(const Vector& x, Vector& y) const {
+void TrilinosMatrix::applyImpl(const Vector& x, Vector& y) const {
   const TrilinosVector& tx = asTrilinos(x, "matrix apply (x)");
   TrilinosVector& ty = asTrilinos(y, "matrix apply (y)");
-  KINEMA_CHECK(x.map().compatible(*domainMap()), description(), ": x is not on the domain map");
-  KINEMA_CHECK(y.map().compatible(*rangeMap()), description(), ": y is not on the range map");
-  KINEMA_CHECK(&x != &y, description(), ": apply needs distinct x and y");
   A_->apply(tx.owned(), ty.owned());
 }
 

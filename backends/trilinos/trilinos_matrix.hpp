@@ -29,7 +29,6 @@ class TrilinosMatrix final : public Matrix {
 
   const IndexMapPtr& domainMap() const override { return cols_->map; }
   const IndexMapPtr& rangeMap() const override { return rows_->map; }
-  void apply(const Vector& x, Vector& y) const override;
   std::unique_ptr<Vector> createDomainVector() const override;
   std::unique_ptr<Vector> createRangeVector() const override;
   void diagonal(Vector& d) const override;
@@ -45,6 +44,9 @@ class TrilinosMatrix final : public Matrix {
   std::uint64_t patternVersion() const override { return patternVersion_; }
   const LayoutPtr& rowLayout() const { return rows_; }
   const LayoutPtr& colLayout() const { return cols_; }
+
+ protected:
+  void applyImpl(const Vector& x, Vector& y) const override;
 
  private:
   friend class TrilinosAssembler;

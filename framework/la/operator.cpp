@@ -1,9 +1,22 @@
 #include "framework/la/operator.hpp"
 
 #include "framework/core/error.hpp"
+#include "framework/core/timer.hpp"
 #include "framework/la/backend.hpp"
 
 namespace kinema::la {
+
+void Operator::apply(const Vector& x, Vector& y) const {
+  KINEMA_CHECK(&x != &y, "operator '", description(), "': apply needs distinct x and y");
+  KINEMA_CHECK(x.map().compatible(*domainMap()), "operator '", description(),
+               "': x is not on the domain map");
+  KINEMA_CHECK(y.map().compatible(*rangeMap()), "operator '", description(),
+               "': y is not on the range map");
+  const double t0 = wallTime();
+  applyImpl(x, y);
+  stats_.seconds += wallTime() - t0;
+  ++stats_.count;
+}
 
 void Operator::diagonal(Vector& /*d*/) const {
   throw Error(str("operator '", description(),
@@ -23,12 +36,7 @@ FunctionOperator::FunctionOperator(const Backend& backend, IndexMapPtr domain, I
   KINEMA_CHECK(static_cast<bool>(apply_), "FunctionOperator '", name_, "' has no apply function");
 }
 
-void FunctionOperator::apply(const Vector& x, Vector& y) const {
-  KINEMA_CHECK(x.map().compatible(*domain_), "operator '", name_,
-               "': x is not on the domain map");
-  KINEMA_CHECK(y.map().compatible(*range_), "operator '", name_, "': y is not on the range map");
-  apply_(x, y);
-}
+void FunctionOperator::applyImpl(const Vector& x, Vector& y) const { apply_(x, y); }
 
 std::unique_ptr<Vector> FunctionOperator::createDomainVector() const {
   return backend_.createVector(domain_);

@@ -19,7 +19,7 @@ BandedOperator::BandedOperator(const la::Backend& backend, la::IndexMapPtr map,
     throw Error(str("BandedOperator: the map has ", map_->ownedSize(), " entries, the matrix ", A_->size()));
 }
 
-void BandedOperator::apply(const la::Vector& x, la::Vector& y) const {
+void BandedOperator::applyImpl(const la::Vector& x, la::Vector& y) const {
   la::Vector::ConstView xv = x.view();
   la::Vector::View yv = y.view();
   A_->multiply(xv.owned(), yv.owned());

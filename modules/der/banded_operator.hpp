@@ -14,12 +14,14 @@ class BandedOperator : public la::Operator {
   BandedOperator(const la::Backend& backend, la::IndexMapPtr map, std::shared_ptr<const BandedSymmetric> A);
   const la::IndexMapPtr& domainMap() const override { return map_; }
   const la::IndexMapPtr& rangeMap() const override { return map_; }
-  void apply(const la::Vector& x, la::Vector& y) const override;
   std::unique_ptr<la::Vector> createDomainVector() const override;
   std::unique_ptr<la::Vector> createRangeVector() const override;
   bool hasDiagonal() const override { return true; }
   void diagonal(la::Vector& d) const override;
   std::string description() const override { return "banded SPD matrix"; }
+
+ protected:
+  void applyImpl(const la::Vector& x, la::Vector& y) const override;
 
  private:
   const la::Backend& backend_;

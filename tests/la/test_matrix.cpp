@@ -173,6 +173,51 @@ TEST_P(MatrixTest, FunctionOperator) {
   }
 }
 
+// Operator::apply checks its arguments once for every implementation (the backends' matrices and
+// a FunctionOperator alike), counts and times each product, and never calls the implementation on
+// a bad argument.
+TEST_P(MatrixTest, ApplyChecksInTheBaseClass) {
+  const Problem p = laplace(kBlocks, 1);
+  auto map = uniform(kBlocks, 1);
+  auto other = uniform(kBlocks + 2, 1);
+  auto asmb = backend->createAssembler(map, map);
+  la::MatrixPtr A = assemble(*asmb, p, comm());
+  long calls = 0;
+  la::FunctionOperator F(*backend, map, map,
+                         [&](const la::Vector& x, la::Vector& y) {
+                           ++calls;
+                           y.copy(x);
+                         },
+                         "counted identity");
+  const std::vector<const la::Operator*> ops = {A.get(), &F};
+  for (const la::Operator* op : ops) {
+    SCOPED_TRACE(op->description());
+    auto x = op->createDomainVector(), y = op->createRangeVector();
+    auto wrong = backend->createVector(other);
+    fill(*x, fA);
+    EXPECT_EQ(op->applyStats().count, 0u);
+    op->apply(*x, *y);
+    op->apply(*x, *y);
+    EXPECT_EQ(op->applyStats().count, 2u);
+    EXPECT_GE(op->applyStats().seconds, 0.0);
+    auto expectError = [&](const la::Vector& in, la::Vector& out, const std::string& what) {
+      try {
+        op->apply(in, out);
+        ADD_FAILURE() << "apply did not refuse: " << what;
+      } catch (const Error& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find(op->description()), std::string::npos) << m;
+        EXPECT_NE(m.find(what), std::string::npos) << m;
+      }
+    };
+    expectError(*wrong, *y, "x is not on the domain map");
+    expectError(*x, *wrong, "y is not on the range map");
+    expectError(*x, *x, "distinct x and y");
+    EXPECT_EQ(op->applyStats().count, 2u) << "a refused apply was counted";
+  }
+  EXPECT_EQ(calls, 2) << "the implementation ran on a refused apply";
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MatrixTest, ::testing::ValuesIn(backendNames()), paramName);
 
 }  // namespace
