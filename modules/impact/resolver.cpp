@@ -45,20 +45,24 @@ ResolveResult Resolver::resolve(const ImpactSystem& system, ImpactOperator& op, 
     throw InputError(str("impact resolver: the certificate has ", options_.certificate.size(), " entries, d = ", d));
   if (options_.antiLocking != AntiLockingMode::Off) return resolveAntiLocked(system, op, qdot0);
   const auto t0 = std::chrono::steady_clock::now();
-  bool interrupted = false;
-  ResolveResult res = run(system, op, qdot0, options_.maxIterations, {}, -1, interrupted, observer_,
-                          options_.certificate);
+  ResolveResult res =
+      run(system, op, qdot0, {options_.maxIterations, nullptr, -1, &observer_, &options_.certificate}).result;
   res.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   finish(system, res.stats, res.qdot, op.name());
   return res;
 }
 
-ResolveResult Resolver::run(const ImpactSystem& system, ImpactOperator& op, const Eigen::VectorXd& qdot0, long cap,
-                            const LazyCheck& lazyCheck, long checkAt, bool& interrupted, const Observer& observer,
-                            const Eigen::VectorXd& certificate) const {
+Resolver::LoopResult Resolver::run(const ImpactSystem& system, ImpactOperator& op, const Eigen::VectorXd& qdot0,
+                                   const LoopSpec& spec) const {
   const int d = system.dofs(), m = system.numConstraints();
+  const long cap = spec.cap, checkAt = spec.checkAt;
+  const LazyCheck* lazyCheck = spec.lazyCheck && *spec.lazyCheck ? spec.lazyCheck : nullptr;
+  const Observer* observer = spec.observer && *spec.observer ? spec.observer : nullptr;
+  static const Eigen::VectorXd kNoCertificate;
+  const Eigen::VectorXd& certificate = spec.certificate ? *spec.certificate : kNoCertificate;
   const bool hasW = certificate.size() > 0;
-  ResolveResult res;
+  LoopResult out;
+  ResolveResult& res = out.result;
   ResolverStats& st = res.stats;
   res.qdot = qdot0;
   res.impulse.setZero(m);
@@ -110,8 +114,8 @@ ResolveResult Resolver::run(const ImpactSystem& system, ImpactOperator& op, cons
     }
     if (lazyCheck && !asked && (it == checkAt || pendingCycle)) {  // lazy anti-locking (README decision 13)
       asked = true;
-      if (lazyCheck(it)) {
-        interrupted = true;
+      if ((*lazyCheck)(it)) {
+        out.interrupted = true;
         break;
       }
       if (pendingCycle && options_.stopOnCycle && op.memoryless()) break;
@@ -141,7 +145,7 @@ ResolveResult Resolver::run(const ImpactSystem& system, ImpactOperator& op, cons
       }
     }
     st.iterations = it + 1;
-    if (observer) observer(it, before, v, lambda);
+    if (observer) (*observer)(it, before, v, lambda);
     if (!v.allFinite())
       throw Error(str("impact resolver: operator ", op.name(), " produced a non-finite velocity at iteration ", it));
     if (options_.detectCycles && !st.cycleDetected) {
@@ -165,7 +169,7 @@ ResolveResult Resolver::run(const ImpactSystem& system, ImpactOperator& op, cons
       else if (it + 1 - markIter >= options_.stallWindow) st.certificateStalled = true;
     }
   }
-  return res;
+  return out;
 }
 
 void Resolver::finish(const ImpactSystem& system, ResolverStats& st, const Eigen::VectorXd& v,
@@ -238,8 +242,7 @@ ResolveResult Resolver::runProjected(const ImpactSystem& system, const Projected
         for (Eigen::Index c = 0; c < kept; ++c) full[pp.kept[static_cast<std::size_t>(c)]] = lp[c] * factor[c];
         observer_(iterationOffset + it, b, a, full);
       };
-    bool interrupted = false;
-    ResolveResult r = run(pp.system, op, v, cap, {}, -1, interrupted, obs, options_.certificate);
+    ResolveResult r = run(pp.system, op, v, {cap, nullptr, -1, &obs, &options_.certificate}).result;
     res.qdot = std::move(r.qdot);
     res.stats = r.stats;
     res.impulse.setZero(m);
@@ -300,20 +303,19 @@ ResolveResult Resolver::resolveAntiLocked(const ImpactSystem& system, ImpactOper
       if (w.size() == 0 && options_.certificateFromLineality && lin.certificate.size() == system.dofs() &&
           lin.certificateMargin >= (relaxed ? options_.epsilon : 0.0))
         w = lin.certificate;  // LP-1's strictly feasible w (Lemma 5.1 / 7.1) for the k_w check
-      bool interrupted = false;
-      res = run(system, op, qdot0, options_.maxIterations, {}, -1, interrupted, observer_, w);
+      res = run(system, op, qdot0, {options_.maxIterations, nullptr, -1, &observer_, &w}).result;
     }
   } else {  // lazy (README decision 13)
     const long K = std::min(options_.lazyIterations, options_.maxIterations);
-    bool interrupted = false;
     long detectedAt = -1;
     const LazyCheck check = [&](long it) {
       detectedAt = it;
       detect();
       return lin.hasLineality();
     };
-    res = run(system, op, qdot0, options_.maxIterations, check, K, interrupted, observer_, options_.certificate);
-    if (interrupted) {
+    LoopResult loop = run(system, op, qdot0, {options_.maxIterations, &check, K, &observer_, &options_.certificate});
+    res = std::move(loop.result);
+    if (loop.interrupted) {
       v = res.qdot;  // project the current iterate
       note = str(" Lazy: detection after ", res.stats.iterations, " plain iterations",
                  res.stats.cycleDetected ? str(" (a cycle of period ", res.stats.cyclePeriod, " was seen)") : std::string(),

@@ -128,12 +128,22 @@ class Resolver {
   ResolverOptions options_;
   Observer observer_;
 
-  // The plain Algorithm 1/3/4 loop. `lazyCheck` (may be empty) is asked once, at iteration
-  // `checkAt` or at the first detected cycle if earlier, whether to stop (true: `interrupted`).
+  // What one run of the plain Algorithm 1/3/4 loop is asked to do. `lazyCheck` (may be empty) is
+  // asked once, at iteration `checkAt` or at the first detected cycle if earlier, whether to stop.
   using LazyCheck = std::function<bool(long iteration)>;
-  ResolveResult run(const ImpactSystem& system, ImpactOperator& op, const Eigen::VectorXd& qdot0, long cap,
-                    const LazyCheck& lazyCheck, long checkAt, bool& interrupted, const Observer& observer,
-                    const Eigen::VectorXd& certificate) const;
+  struct LoopSpec {
+    long cap = 0;                                   // iterations at most
+    const LazyCheck* lazyCheck = nullptr;           // none: never asked
+    long checkAt = -1;
+    const Observer* observer = nullptr;             // none: no observer calls
+    const Eigen::VectorXd* certificate = nullptr;   // w for the k_w check; none or empty: no check
+  };
+  struct LoopResult {
+    ResolveResult result;
+    bool interrupted = false;  // the lazy check answered true and the loop stopped there
+  };
+  LoopResult run(const ImpactSystem& system, ImpactOperator& op, const Eigen::VectorXd& qdot0,
+                 const LoopSpec& spec) const;
   // Runs `op` (or the dense fallback) on the projected problem from the projected velocity v and
   // maps stats, impulses and observer calls back to the original constraints.
   ResolveResult runProjected(const ImpactSystem& system, const ProjectedProblem& problem, ImpactOperator& op,
