@@ -79,25 +79,16 @@ void AlmWorkspace::resize(int N) {
 AlmOptimizer::AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
                            const OptimizerOptions& options, const la::Backend& backend, int strandId,
                            std::shared_ptr<AlmWorkspace> workspace)
-    : AlmOptimizer(q, frames, material, restStateFrom(q, frames, material, true), {}, {}, options, backend, strandId,
-                   std::move(workspace)) {}
-
-AlmOptimizer::AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
-                           const RestState& initial, std::vector<double> massFree,
-                           std::vector<double> externalForceFree, const OptimizerOptions& options,
-                           const la::Backend& backend, int strandId, std::shared_ptr<AlmWorkspace> workspace)
     : options_(options),
       backend_(backend),
       strandId_(strandId),
-      N_(static_cast<int>(initial.restLength.size()) + 1),
       q_(q),
       material_(material),
       frames_(frames),
-      rest0_(initial),
-      massFree_(std::move(massFree)),
-      fextFree_(std::move(externalForceFree)),
+      rest0_(restStateFrom(q, frames, material, true)),
       id_(nextOptimizerId++),
       ws_(std::move(workspace)) {
+  N_ = static_cast<int>(rest0_.restLength.size()) + 1;
   init(false);
 }
 
@@ -160,16 +151,10 @@ AlmWorkspace& AlmOptimizer::bound() const {
     restStateFrom(K, material_, true, w.rest0_);
     rest0 = &w.rest0_;
   }
-  const std::vector<double>* mass = &massFree_;
-  const std::vector<double>* fext = &fextFree_;
-  if (massFree_.empty() && fextFree_.empty()) {
-    massAndGravity(*rest0, material_, w.mass_, w.fext_);
-    mass = &w.mass_;
-    fext = &w.fext_;
-  }
+  massAndGravity(*rest0, material_, w.mass_, w.fext_);
   // The model takes the scale of the rest state as given; p0 that of the synchronised copy (README
   // decision 11), as the optimiser always did.
-  w.model_.rebuild(material_.radius, rest0->restLength.at(0), stiffnessScale(*rest0), *mass, *fext);
+  w.model_.rebuild(material_.radius, rest0->restLength.at(0), stiffnessScale(*rest0), w.mass_, w.fext_);
   if (w.model_.vertices() != N_) {
     w.owner_ = 0;
     throw InputError(str("der optimizer (strand ", strandId_, "): q has ", w.model_.vertices(),
@@ -297,35 +282,22 @@ void AlmOptimizer::finish(const char* reason) {
   stats_.stopReason = reason;
 }
 
-bool AlmOptimizer::iterate() {
-  if (done_) return true;
-  if (k_ >= options_.kMax) {
-    finish("k_max");
-    return true;
-  }
-  AlmIterationStats it;
-  it.iteration = k_;
-  const auto t0 = Clock::now();
-  AlmWorkspace& w = bound();  // rebuilt here if it last served another strand
-  assemble();
-  const auto t1 = Clock::now();
-  // Optional symmetric diagonal scaling: A <- S A S, b <- S b, bounds / S, x = S y with
-  // S = diag(A)^-1/2 (a change of variables; the box stays a box, ASC's sweeps are unchanged).
-  if (options_.scaleBcqp) {
-    const int n = w.A_->size(), kd = w.A_->bandwidth();
-    for (int a = 0; a < n; ++a) w.scaling_[a] = 1.0 / std::sqrt(w.A_->at(a, a));
-    for (int j = 0; j < n; ++j)
-      for (int i = j; i < std::min(n, j + kd + 1); ++i) w.A_->at(i, j) *= w.scaling_[i] * w.scaling_[j];
-  }
-  const bool ipm = options_.bcqpSolver == "ipm";
-  const long factorizationsBefore = w.prec_->factorizations();
-  if (!ipm) w.prec_->setMatrix(*w.A_);  // the one numeric factorisation of this BCQP (asc)
-  const auto t2 = Clock::now();
+// Optional symmetric diagonal scaling of the assembled BCQP: A <- S A S, b <- S b, bounds / S,
+// x = S y with S = diag(A)^-1/2 (a change of variables; the box stays a box, ASC's sweeps are
+// unchanged). Without it S stays the identity.
+void AlmOptimizer::scaleAssembled(AlmWorkspace& w) const {
+  if (!options_.scaleBcqp) return;
+  const int n = w.A_->size(), kd = w.A_->bandwidth();
+  for (int a = 0; a < n; ++a) w.scaling_[a] = 1.0 / std::sqrt(w.A_->at(a, a));
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < std::min(n, j + kd + 1); ++i) w.A_->at(i, j) *= w.scaling_[i] * w.scaling_[j];
+}
 
-  // BCQP (Eq. 20-21): b = -grad L, bounds Delta p_min/max, x0 = 0 or the previous step; by MPRGP
-  // or, as the Table I baseline, by the interior-point method.
+// The BCQP (Eq. 20-21): b = -grad L, bounds Delta p_min/max, x0 = 0 or the previous step, by MPRGP
+// or, as the Table I baseline, by the interior-point method; the step lands in w.dp_ (unscaled).
+solvers::MprgpStats AlmOptimizer::solveBcqp(AlmWorkspace& w) {
   solvers::MprgpStats ms;
-  if (ipm) {
+  if (options_.bcqpSolver == "ipm") {
     const std::size_t n = p_.size();
     w.ipmB_.resize(n), w.ipmLo_.resize(n), w.ipmHi_.resize(n), w.ipmX_.assign(n, 0.0);
     for (std::size_t a = 0; a < n; ++a) {
@@ -339,23 +311,82 @@ bool AlmOptimizer::iterate() {
     ms.converged = r.converged;
     ms.reason = r.reason;
     stats_.factorizations += r.factorizations;
-  } else {
-    {
-      la::Vector::View bv = w.bVec_->view(), lv = w.loVec_->view(), hv = w.hiVec_->view(), xv = w.xVec_->view();
-      for (std::size_t a = 0; a < p_.size(); ++a) {
-        const double sa = w.scaling_[a];
-        const auto i = static_cast<la::LocalIndex>(a);
-        bv[i] = sa * w.b_[a];
-        lv[i] = w.lo_[a] / sa;
-        hv[i] = w.hi_[a] / sa;
-        xv[i] = options_.warmStart ? std::min(std::max(prevDp_[a] / sa, lv[i]), hv[i]) : 0.0;
-      }
-    }
-    w.mprgp_.setOperator(w.op_);
-    ms = w.mprgp_.solve(*w.bVec_, *w.loVec_, *w.hiVec_, *w.xVec_);
-    la::Vector::ConstView xv = w.xVec_->constView();
-    for (std::size_t a = 0; a < p_.size(); ++a) w.dp_[a] = w.scaling_[a] * xv[static_cast<la::LocalIndex>(a)];
+    return ms;
   }
+  {
+    la::Vector::View bv = w.bVec_->view(), lv = w.loVec_->view(), hv = w.hiVec_->view(), xv = w.xVec_->view();
+    for (std::size_t a = 0; a < p_.size(); ++a) {
+      const double sa = w.scaling_[a];
+      const auto i = static_cast<la::LocalIndex>(a);
+      bv[i] = sa * w.b_[a];
+      lv[i] = w.lo_[a] / sa;
+      hv[i] = w.hi_[a] / sa;
+      xv[i] = options_.warmStart ? std::min(std::max(prevDp_[a] / sa, lv[i]), hv[i]) : 0.0;
+    }
+  }
+  w.mprgp_.setOperator(w.op_);
+  ms = w.mprgp_.solve(*w.bVec_, *w.loVec_, *w.hiVec_, *w.xVec_);
+  la::Vector::ConstView xv = w.xVec_->constView();
+  for (std::size_t a = 0; a < p_.size(); ++a) w.dp_[a] = w.scaling_[a] * xv[static_cast<la::LocalIndex>(a)];
+  return ms;
+}
+
+// Backtracking line search (§IV-F; README decision 24): halve t until L(p + t dp, lambda^k) <
+// L(p, lambda^k); the accepted trial point is left in w.pTrial_ / w.fTrial_. The trial point is
+// clamped to the box, which only removes round-off of p + (pmin - p) and keeps every iterate
+// exactly feasible (E1); kbar is synchronised by construction (p holds kbar_0, kbar_1 only, the
+// force model uses (k0, k1, k0, k1)).
+bool AlmOptimizer::lineSearch(AlmWorkspace& w, AlmIterationStats& it) const {
+  const double L0 = lagrangianOf(p_, w.f_);
+  it.lagrangianBefore = L0;
+  double t = 1.0;
+  while (true) {
+    for (std::size_t a = 0; a < p_.size(); ++a)
+      w.pTrial_[a] = std::min(std::max(p_[a] + t * w.dp_[a], w.box_.lower[a]), w.box_.upper[a]);
+    w.model_.force(w.pTrial_, w.fTrial_);
+    const double Lt = lagrangianOf(w.pTrial_, w.fTrial_);
+    if (Lt < L0) {
+      it.lagrangianAfter = Lt;
+      it.stepLength = t;
+      return true;
+    }
+    if (it.halvings >= options_.lineSearchMaxHalvings || t * 0.5 < options_.lineSearchMinStep) return false;
+    t *= 0.5;
+    ++it.halvings;
+  }
+}
+
+// The accepted trial point becomes the iterate; the multipliers take the step of Eq. 13 (ALM).
+void AlmOptimizer::accept(AlmWorkspace& w) {
+  std::copy(w.pTrial_.begin(), w.pTrial_.end(), p_.begin());  // copy, not swap: p_ stays the strand's
+  w.f_.swap(w.fTrial_);
+  checkFinite(p_, "parameters p");
+  checkFinite(w.f_, "force f");
+  if (options_.scheme == Scheme::Alm) {  // Eq. 13 with c = M^-1/2 f
+    const auto ism = w.model_.inverseSqrtMass();
+    for (std::size_t r = 0; r < lambda_.size(); ++r) lambda_[r] += options_.rho * ism[r] * w.f_[r];
+  }
+  prevDp_ = w.dp_;
+  ++k_;
+}
+
+bool AlmOptimizer::iterate() {
+  if (done_) return true;
+  if (k_ >= options_.kMax) {
+    finish("k_max");
+    return true;
+  }
+  AlmIterationStats it;
+  it.iteration = k_;
+  const auto t0 = Clock::now();
+  AlmWorkspace& w = bound();  // rebuilt here if it last served another strand
+  assemble();
+  const auto t1 = Clock::now();
+  scaleAssembled(w);
+  const long factorizationsBefore = w.prec_->factorizations();
+  if (options_.bcqpSolver != "ipm") w.prec_->setMatrix(*w.A_);  // the one numeric factorisation of this BCQP (asc)
+  const auto t2 = Clock::now();
+  const solvers::MprgpStats ms = solveBcqp(w);
   checkFinite(w.dp_, "Newton step dp");
   const auto t3 = Clock::now();
   it.mprgpIterations = ms.iterations;
@@ -371,46 +402,10 @@ bool AlmOptimizer::iterate() {
   if (!ms.converged) ++stats_.mprgpNotConverged;
   stats_.factorizations += w.prec_->factorizations() - factorizationsBefore;
 
-  bool accepted = false;
-  if (dpNorm > options_.epsP) {
-    // Backtracking line search (§IV-F; README decision 24): halve t until L(p + t dp, lambda^k) < L(p, lambda^k).
-    // The trial point is clamped to the box, which only removes round-off of p + (pmin - p) and
-    // keeps every iterate exactly feasible (E1); kbar is synchronised by construction (p holds
-    // kbar_0, kbar_1 only, the force model uses (k0, k1, k0, k1)).
-    const double L0 = lagrangianOf(p_, w.f_);
-    it.lagrangianBefore = L0;
-    double t = 1.0;
-    while (true) {
-      for (std::size_t a = 0; a < p_.size(); ++a)
-        w.pTrial_[a] = std::min(std::max(p_[a] + t * w.dp_[a], w.box_.lower[a]), w.box_.upper[a]);
-      w.model_.force(w.pTrial_, w.fTrial_);
-      const double Lt = lagrangianOf(w.pTrial_, w.fTrial_);
-      if (Lt < L0) {
-        accepted = true;
-        it.lagrangianAfter = Lt;
-        it.stepLength = t;
-        break;
-      }
-      if (it.halvings >= options_.lineSearchMaxHalvings || t * 0.5 < options_.lineSearchMinStep) break;
-      t *= 0.5;
-      ++it.halvings;
-    }
-  }
+  const bool accepted = dpNorm > options_.epsP && lineSearch(w, it);
   const auto t4 = Clock::now();
   stats_.lineSearchHalvings += it.halvings;
-
-  if (accepted) {
-    std::copy(w.pTrial_.begin(), w.pTrial_.end(), p_.begin());  // copy, not swap: p_ stays the strand's
-    w.f_.swap(w.fTrial_);
-    checkFinite(p_, "parameters p");
-    checkFinite(w.f_, "force f");
-    if (options_.scheme == Scheme::Alm) {  // Eq. 13 with c = M^-1/2 f
-      const auto ism = w.model_.inverseSqrtMass();
-      for (std::size_t r = 0; r < lambda_.size(); ++r) lambda_[r] += options_.rho * ism[r] * w.f_[r];
-    }
-    prevDp_ = w.dp_;
-    ++k_;
-  }
+  if (accepted) accept(w);
   stats_.residual = scaledNorm(w.f_) / fextNorm_;
   it.residual = stats_.residual;
   for (std::size_t a = 0; a < p_.size(); ++a)

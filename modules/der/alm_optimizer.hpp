@@ -142,11 +142,6 @@ class AlmOptimizer {
   AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
                const OptimizerOptions& options, const la::Backend& backend, int strandId = 0,
                std::shared_ptr<AlmWorkspace> workspace = nullptr);
-  // Explicit initial rest state and free-DOF (4N-8) mass diagonal and external force.
-  AlmOptimizer(const std::vector<double>& q, const ReferenceFrames& frames, const Material& material,
-               const RestState& initial, std::vector<double> massFree, std::vector<double> externalForceFree,
-               const OptimizerOptions& options, const la::Backend& backend, int strandId = 0,
-               std::shared_ptr<AlmWorkspace> workspace = nullptr);
   // The frames are initialFrames(q), recomputed whenever the workspace is rebuilt for this strand
   // rather than stored: the smallest state (the der module's). This constructor builds nothing:
   // the workspace is built for the strand, and its initial state (p = p0, lambda = 0, the initial
@@ -211,8 +206,14 @@ class AlmOptimizer {
   double scaledNorm(const std::vector<double>& f) const;  // ||M^-1/2 f||
   void checkFinite(const std::vector<double>& v, const char* what) const;
   void finish(const char* reason);
+  // The steps of one iterate() (Algorithm 1's inner iteration): scale the assembled BCQP, solve it
+  // for the step w.dp_, search along it, accept the trial point.
+  void scaleAssembled(AlmWorkspace& w) const;
+  solvers::MprgpStats solveBcqp(AlmWorkspace& w);
+  bool lineSearch(AlmWorkspace& w, AlmIterationStats& it) const;
+  void accept(AlmWorkspace& w);
 
-  // Inputs. frames_, rest0_, massFree_, fextFree_ are empty when derived from q_ and material_.
+  // Inputs. frames_ and rest0_ are empty when derived from q_ and material_.
   OptimizerOptions options_;
   const la::Backend& backend_;
   int strandId_;
@@ -221,7 +222,6 @@ class AlmOptimizer {
   Material material_;
   ReferenceFrames frames_;
   RestState rest0_;
-  std::vector<double> massFree_, fextFree_;
   // State, and the scale and ||M^-1/2 f_ext|| of the strand's model. Mutable: bound() sets them
   // when it first builds the workspace for the strand (started_, derived_), which may be deferred
   // from the constructor to the first use (see the constructor without frames).
