@@ -84,18 +84,21 @@ void AviModule::setup(run::RunContext& ctx) {
 }
 
 void AviModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
-  const Comm& comm = ctx.comm;
   const double t0 = time_;
   const double T = frameTime(p_, stepsDone_ + 1);
   domain_->advanceTo(T);
   ++stepsDone_;
   time_ = T;
-
   // README decision 58: everything at the common time T, without disturbing the state.
   const Measurement m = domain_->measure(T);
-  const Counters c = domain_->counters();
-  const DomainStats st = domain_->stats();
-  const TimeShares ts = domain_->timeShares();
+  check(m, T);
+  energyLast_ = m.total();
+  appendRow(ctx.comm, m, T - t0, row);
+}
+
+// A non-finite energy (an unstable step) or an intersecting pair (a missed layer activation) ends
+// the run with what went wrong and where; every rank measures the same and throws alike.
+void AviModule::check(const Measurement& m, double T) const {
   const double E = m.total();
   if (!std::isfinite(E))
     throw Error(str("avi: the energy at t = ", T, " (step ", stepsDone_, ") is not finite: kinetic ", m.kinetic,
@@ -104,9 +107,16 @@ void AviModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
   if (m.intersections > 0)
     throw Error(str("avi: ", m.intersections, " intersecting primitive pair(s) at t = ", T, " (step ", stepsDone_,
                     ", minimum distance ", m.minDistance, "): a penalty layer activation was missed"));
-  energyLast_ = E;
+}
 
-  // Per-step differences of the cumulative counters (events of this frame interval).
+// The step's diagnostics row: energies and momenta of `m`, layer counts, the events of this frame
+// interval of length `span` (per-step differences of the cumulative counters) and the domain's
+// windows, rollbacks and wall-time shares (collective).
+void AviModule::appendRow(const Comm& comm, const Measurement& m, double span, io::Diagnostics::Row& row) {
+  const Counters c = domain_->counters();
+  const DomainStats st = domain_->stats();
+  const TimeShares ts = domain_->timeShares();
+  const double E = m.total();
   const std::int64_t force = c.forceEvents - previous_.forceEvents;
   const std::int64_t kicks = c.penaltyKicks - previous_.penaltyKicks;
   const std::int64_t zero = c.penaltyZeroTicks - previous_.penaltyZeroTicks;
@@ -117,7 +127,6 @@ void AviModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
   const std::int64_t activations = c.activations - previous_.activations;
   const std::int64_t deactivations = c.deactivations - previous_.deactivations;
   const std::int64_t rebuilds = c.broadPhaseRebuilds - previous_.broadPhaseRebuilds;
-  const double span = T - t0;
   const auto rate = [span](std::int64_t k) { return span > 0 ? static_cast<double>(k) / span : 0.0; };
   totals_.force += force;
   totals_.kicks += kicks;

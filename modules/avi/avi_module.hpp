@@ -58,6 +58,9 @@ class AviModule : public run::Module {
     int deepestLayer = 0;
   };
 
+  void check(const Measurement& m, double T) const;
+  void appendRow(const Comm& comm, const Measurement& m, double span, io::Diagnostics::Row& row);
+
   AviParams p_;
   std::unique_ptr<Domain> domain_;
   std::string sceneName_, generator_;
