@@ -8,6 +8,7 @@
 
 #include "framework/core/error.hpp"
 #include "framework/core/log.hpp"
+#include "framework/core/strings.hpp"
 #include "framework/core/mpi_context.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/run/module.hpp"
@@ -252,14 +253,12 @@ int cmdList() {
   }
   // From the registry entries: no backend is created, so PETSc and Kokkos are not started.
   for (const auto& [name, e] : la::backends().entries()) {
-    std::string solvers, pcs;
-    for (const auto& s : e.solverTypes) solvers += (solvers.empty() ? "" : ", ") + s;
-    for (const auto& p : e.nativePreconditioners) pcs += (pcs.empty() ? "" : ", ") + p;
-    std::cout << "  " << name << " solvers: " << solvers << "\n  " << name << " preconditioners: " << pcs << "\n";
+    std::cout << "  " << name << " solvers: " << joinNames(e.solverTypes) << "\n  " << name
+              << " preconditioners: " << joinNames(e.nativePreconditioners) << "\n";
   }
-  std::cout << "framework preconditioners (every backend): none";
-  for (const auto& n : la::customPreconditioners().names()) std::cout << ", " << n;
-  std::cout << "\n";
+  std::vector<std::string> framework{"none"};
+  for (const auto& n : la::customPreconditioners().names()) framework.push_back(n);
+  std::cout << "framework preconditioners (every backend): " << joinNames(framework) << "\n";
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "framework/core/error.hpp"
+#include "framework/core/strings.hpp"
 #include "framework/core/params.hpp"
 
 namespace kinema {
@@ -67,9 +68,7 @@ class NamedRegistry {
     return out;
   }
   std::string joinedNames() const {
-    std::string s;
-    for (const auto& [n, e] : entries_) s += (s.empty() ? "" : ", ") + n;
-    return s.empty() ? "none" : s;
+    return joinNamesBy(entries_, [](const auto& entry) -> const std::string& { return entry.first; }, "none");
   }
   const std::map<std::string, Entry>& entries() const { return entries_; }
   const std::string& kind() const { return kind_; }

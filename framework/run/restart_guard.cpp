@@ -6,6 +6,7 @@
 
 #include "framework/core/error.hpp"
 #include "framework/core/log.hpp"
+#include "framework/core/strings.hpp"
 #include "framework/io/checkpoint.hpp"
 
 namespace kinema::run {
@@ -175,11 +176,12 @@ void checkFingerprint(const io::CheckpointReader& in, const Config& config, cons
   const auto stored = parseFingerprint(in.readString(kFingerprintName));
   const auto now = resolvedValues(config, schema);
   const std::vector<std::string> allow = restartAllowList(config, schema);
-  std::string changed, unknown;
+  std::string changed;
+  std::vector<std::string> unknownKeys;
   for (const auto& [key, value] : now) {
     auto it = stored.find(key);
     if (it == stored.end()) {
-      unknown += (unknown.empty() ? "" : ", ") + key;
+      unknownKeys.push_back(key);
       continue;
     }
     if (it->second == value || allowedToChange(key, allow)) continue;
@@ -187,8 +189,8 @@ void checkFingerprint(const io::CheckpointReader& in, const Config& config, cons
     changed += "\n  " + key + ": checkpoint " + (it->second.empty() ? "(unset)" : it->second) + ", scene " +
                (value.empty() ? "(unset)" : value) + (where.empty() ? " (default)" : " (" + where + ")");
   }
-  if (!unknown.empty())
-    log::warn("checkpoint ", in.path(), " has no value for ", unknown,
+  if (!unknownKeys.empty())
+    log::warn("checkpoint ", in.path(), " has no value for ", joinNames(unknownKeys),
               " (written by another version of kinema): not checked");
   if (!changed.empty())
     throw InputError("run.restart: checkpoint " + in.path() +
