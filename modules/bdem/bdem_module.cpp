@@ -124,9 +124,14 @@ void BdemModule::setup(run::RunContext& ctx) {
 StepStats BdemModule::advance(double dt) {
   if (!implicit_) return explicit_->step(dt);
   // A fresh Hessian pattern every step: the matrix (and the order in which a distributed backend
-  // sums its off-rank columns) then depends on the current state only, so a restart reproduces
-  // the uninterrupted run bitwise on every backend (decision in README.md).
-  if (p_.freshPattern) implicit_->newton().resetPattern();
+  // sums its off-rank columns) then depends on the current state only (README decision 12). With
+  // the pattern kept, it is still renewed at the first step after each checkpoint: a run restarted
+  // from that checkpoint builds its first pattern (and preconditioner) at that step too, so the
+  // restart reproduces the uninterrupted run bitwise on every backend either way. (The ghost
+  // rebuild of prepareCheckpoint gives Newton a new point map, hence a new assembler, as well;
+  // the reset says so here rather than leaving it to that side effect.)
+  if (p_.freshPattern || patternResetPending_) implicit_->newton().resetPattern();
+  patternResetPending_ = false;
   return implicit_->step(dt);
 }
 
@@ -423,6 +428,7 @@ void BdemModule::emitFrame(run::RunContext& ctx, io::FrameWriter& frames, double
 // scene only (domain.hpp), so any rank count can read it back.
 void BdemModule::saveCheckpoint(run::RunContext& ctx, io::CheckpointWriter& out) const {
   const Comm& comm = ctx.comm;
+  patternResetPending_ = true;
   const Particles& P = s_.P;
   out.writeString("bdem_generator", generator_);
   out.writeInt("bdem_particles", domain_->globalParticles());

@@ -72,6 +72,9 @@ class BdemModule : public run::Module {
   std::vector<Vec3> restP_, restV_;
   std::vector<Vec4> restQ_, restQdot_;
   bool restarted_ = false;
+  // A checkpoint was written since the last implicit step: the next one starts a new Hessian
+  // pattern, as a run restarted from that checkpoint does (README decision 12).
+  mutable bool patternResetPending_ = false;
   la::IndexMapPtr diagMap_;
   const la::Backend* backend_ = nullptr;
   std::string generator_;
