@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "framework/core/error.hpp"
+#include "framework/run/scene.hpp"
 
 namespace kinema::run {
 
@@ -73,7 +74,8 @@ double availableMemory() {
 
 RunLimits readLimits(const Config& config, const Comm& comm) {
   RunLimits limits;
-  const std::string mem = config.getString("run.max_memory");
+  const RunParams run = runBindings().read(config, "run");
+  const std::string& mem = run.maxMemory;
   // Every rank reads its machine; each machine (hostname) counts once.
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
@@ -102,8 +104,7 @@ RunLimits readLimits(const Config& config, const Comm& comm) {
                            "' is not a memory size; give bytes with a unit (e.g. 64GiB, 500MB, 2e9), auto or none"));
     limits.memoryOrigin = "run.max_memory";
   }
-  const double wall = config.getReal("run.max_wall");
-  if (wall > 0) limits.wall = wall;
+  if (run.maxWall > 0) limits.wall = run.maxWall;
   return limits;
 }
 

@@ -9,7 +9,7 @@ namespace fs = std::filesystem;
 namespace kinema::run {
 
 std::string outputDirectoryFor(const Config& config) {
-  const std::string& dir = config.getString("output.directory");
+  const std::string dir = outputBindings().read(config, "output").directory;
   if (!dir.empty()) return dir;
   return "out/" + fs::path(config.source()).stem().string();
 }

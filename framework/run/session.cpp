@@ -50,10 +50,11 @@ Session::Checked Session::check(const SceneOptions& options) {
 // (check() stops there); then the output directory and its files are opened.
 void Session::start(bool catchSignals) {
   const Config& config = *config_;
-  log::setLevel(log::parseLevel(config.getString("run.log_level")));
-  log::setAllRanks(config.getBool("run.log_all_ranks"));
+  params_ = readFrameworkParams(config);
+  log::setLevel(log::parseLevel(params_.run.logLevel));
+  log::setAllRanks(params_.run.logAllRanks);
 
-  moduleName_ = config.getString("module");
+  moduleName_ = params_.module;
   restartAllowList(config, schema_);  // a bad run.restart_allow entry is an error in any run, not only a restart
   backend_ = la::createBackend(config);
   module_ = modules().get(moduleName_).make();
@@ -91,7 +92,7 @@ void Session::checkOutputDirectory() const {
   if (comm_.isRoot()) {
     std::error_code ec;
     const bool inPlace = restart_ && fs::equivalent(runDirectoryOf(restartPath_), result_.outputDir, ec);
-    problem = OutputDir::problemWith(result_.outputDir, config_->getBool("output.overwrite"), inPlace);
+    problem = OutputDir::problemWith(result_.outputDir, params_.output.overwrite, inPlace);
   }
   problem = comm_.broadcast(problem);
   if (!problem.empty()) throw InputError(problem);
@@ -102,7 +103,7 @@ void Session::checkOutputDirectory() const {
 void Session::openOutput(const Kept& kept) {
   const Config& config = *config_;
   const RestartSource source = restartSource();
-  out_ = std::make_unique<OutputDir>(result_.outputDir, comm_, config.getBool("output.overwrite"), source.inPlace);
+  out_ = std::make_unique<OutputDir>(result_.outputDir, comm_, params_.output.overwrite, source.inPlace);
   continueEarlierOutput(source);
   out_->writeText("config.resolved.yaml", config.resolvedYaml());
 
@@ -113,14 +114,14 @@ void Session::openOutput(const Kept& kept) {
   openFrames(kept.frames);
   diagnostics_ = std::make_unique<io::Diagnostics>(out_->file("diagnostics.csv"), comm_, restart_, kept.rows);
   countEarlierCheckpoints();
-  frameEvery_ = config.getInt("output.frame_every");
-  keep_ = config.getInt("run.checkpoint_keep");
-  failAt_ = config.getInt("run.fail_at_step");
-  failOutOfMemory_ = config.getString("run.fail_kind") == "out_of_memory";
-  schedule_ = std::make_unique<CheckpointSchedule>(config.getInt("run.checkpoint_every"),
-                                                   config.getReal("run.checkpoint_wall"), wallTime());
+  const RunParams& run = params_.run;
+  frameEvery_ = params_.output.frameEvery;
+  keep_ = run.checkpointKeep;
+  failAt_ = run.failAtStep;
+  failOutOfMemory_ = run.failKind == "out_of_memory";
+  schedule_ = std::make_unique<CheckpointSchedule>(run.checkpointEvery, run.checkpointWall, wallTime());
   step_ = startStep_;
-  progress_ = std::make_unique<Progress>(total_, config.getReal("run.progress_seconds"));
+  progress_ = std::make_unique<Progress>(total_, run.progressSeconds);
   progress_->startAt(startStep_);  // after a restart: this segment's rate, the steps really left
 }
 

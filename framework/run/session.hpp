@@ -140,6 +140,7 @@ class Session {
   std::unique_ptr<Module> module_;
   std::unique_ptr<RunContext> ctx_;
   RunResult result_;
+  FrameworkParams params_;  // module, backend.name, output.* and run.* (readFrameworkParams)
   std::string moduleName_;
   std::string restartPath_;
   bool restart_ = false;

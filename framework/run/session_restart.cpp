@@ -59,7 +59,7 @@ std::string Session::runDirectoryOf(const std::string& checkpoint) {
 
 // run.restart resolved (latest) and checked to name a checkpoint file.
 void Session::resolveRestartPath(const Config& config) {
-  restartPath_ = config.getString("run.restart");
+  restartPath_ = params_.run.restart;
   if (restartPath_ == "latest") restartPath_ = resolveLatest(config, comm_);
   restart_ = !restartPath_.empty();
   if (restart_ && !fs::exists(restartPath_))
