@@ -268,7 +268,8 @@ void simScenes(bool quick) {
   list.push_back({"mini-geyser symmetric (dt 0.01)", generators::miniGeyser(true, 0.0, 1.0, 1.0), 0.01, 100 / f, 2000});
   list.push_back({"jammed box 3x3 (dt 0.01)", generators::jammedBox(3, 1.0, 1.0, 1), 0.01, 100 / f, 2000});
   {
-    SimWorld w = generators::pile(quick ? 60 : 200, 0.005, 1.0, 0.1, 0.05, 0.1, 1, 2);
+    SimWorld w = generators::pile({.n = quick ? 60 : 200, .radius = 0.005, .mass = 1.0, .width = 0.1, .spacing = 0.05,
+        .jitter = 0.1, .seed = 1, .dimension = 2});
     list.push_back({std::string("2D pile ") + (quick ? "60" : "200") + " (dt 1e-3)", w, 1e-3, 300 / f, 2000});
   }
   md << "## 2. Simulated scenes\n\n"
@@ -314,7 +315,8 @@ SimWorld pileWorld(int n, int layers, SimOptions& o, std::int64_t first, std::in
   o.impact.restitution = 0.2;
   o.impact.operatorOptions.qpTolerance = 1e-10;
   o.impact.friction.mu = 0.3;
-  return generators::pile(n, r, 1.0, width, spacing, jitter, 1, 3, first, last);
+  return generators::pile({.n = n, .radius = r, .mass = 1.0, .width = width, .spacing = spacing,
+      .jitter = jitter, .seed = 1, .dimension = 3}, first, last);
 }
 
 struct PileRun {

@@ -236,7 +236,8 @@ SimWorld ImpactModule::buildWorld(const Config& c, std::pair<int, int> block, bo
   } else if (type == "jammed_box") {
     w = generators::jammedBox(rows, r, speed, seed);
   } else if (type == "pile") {
-    w = generators::pile(count, r, m, sp.width, sp.spacing, sp.jitter, seed, dim, first, last);
+    w = generators::pile({.n = count, .radius = r, .mass = m, .width = sp.width, .spacing = sp.spacing,
+        .jitter = sp.jitter, .seed = seed, .dimension = dim}, first, last);
   } else if (type == "box_drop") {
     const auto& h = sp.halfExtents;
     w = generators::boxDrop(count, Eigen::Vector3d(h[0], h[1], h[2]), m, seed, first, last);

@@ -80,8 +80,11 @@ SimWorld jammedBox(int k, double radius, double speed, std::uint64_t seed) {
   return w;
 }
 
-SimWorld pile(int n, double radius, double mass, double width, double spacing, double jitter, std::uint64_t seed,
-              int dimension, std::int64_t first, std::int64_t last) {
+SimWorld pile(const PileSpec& spec, std::int64_t first, std::int64_t last) {
+  const int n = spec.n, dimension = spec.dimension;
+  const double radius = spec.radius, mass = spec.mass, width = spec.width, spacing = spec.spacing,
+               jitter = spec.jitter;
+  const std::uint64_t seed = spec.seed;
   if (n < 1) throw InputError(str("pile: need at least one ball, got ", n));
   // Lattice pitch: the gap 2r·spacing plus room for the jitter of both neighbours on every axis,
   // so the jittered balls never overlap initially.

@@ -37,8 +37,17 @@ SimWorld jammedBox(int k, double radius, double speed, std::uint64_t seed);
 // velocity.
 // Bodies [first, last) only (last = -1: to the end), with their ids, for a rank of a distributed
 // run: the same bits as the whole scene's (the random stream is advanced past the earlier balls).
-SimWorld pile(int n, double radius, double mass, double width, double spacing, double jitter, std::uint64_t seed,
-              int dimension, std::int64_t first = 0, std::int64_t last = -1);
+struct PileSpec {
+  int n = 0;              // balls
+  double radius = 0.0;    // r
+  double mass = 1.0;      // of each ball
+  double width = 0.0;     // inner width of the box
+  double spacing = 0.05;  // gap between lattice neighbours, in units of 2r
+  double jitter = 0.1;    // position and velocity jitter, in units of r
+  std::uint64_t seed = 1;
+  int dimension = 3;      // 2 or 3
+};
+SimWorld pile(const PileSpec& spec, std::int64_t first = 0, std::int64_t last = -1);
 
 // Rigid boxes (3D): `n` boxes of half extents h in a column above a floor, each tilted by a
 // seeded random rotation, falling onto the floor and a static box.

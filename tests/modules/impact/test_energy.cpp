@@ -134,7 +134,8 @@ TEST(ImpactEnergy, SettledPileEnergyNeverIncreases) {
   for (int dim : {2, 3}) {
     const int n = dim == 2 ? 60 : 80;
     const double width = dim == 2 ? 1.5 : 0.6;
-    SimWorld w = generators::pile(n, r, 1.0, width, 0.05, 0.1, 7, dim);
+    SimWorld w = generators::pile({.n = n, .radius = r, .mass = 1.0, .width = width, .spacing = 0.05,
+        .jitter = 0.1, .seed = 7, .dimension = dim});
     SimOptions o;
     o.dt = 1e-3;
     o.impact.op = "gs-lexicographic";

@@ -45,7 +45,8 @@ output: {frame_every: 60}
   so.impact.op = "gs-random";
   so.impact.restitution = 0.3;
   so.impact.operatorOptions.qpTolerance = 1e-10;
-  SimWorld w = generators::pile(120, 0.05, 1.0, 0.5, 0.05, 0.1, 5, 3);
+  SimWorld w = generators::pile({.n = 120, .radius = 0.05, .mass = 1.0, .width = 0.5, .spacing = 0.05,
+      .jitter = 0.1, .seed = 5, .dimension = 3});
   w.gravity = Eigen::Vector3d(0, 0, -9.81);
   SimStepper serial(w, so, Comm::self());
   std::int64_t contacts = 0;

@@ -121,7 +121,8 @@ TEST(ImpactSim, PileSettlesInsideItsBox) {
     // Low piles (about 5 layers in 2D, 3 in 3D): a tall column would take seconds to slump.
     const int n = dim == 2 ? 60 : 80;
     const double width = dim == 2 ? 1.5 : 0.6;
-    SimWorld w = generators::pile(n, r, 1.0, width, 0.05, 0.1, 7, dim);
+    SimWorld w = generators::pile({.n = n, .radius = r, .mass = 1.0, .width = width, .spacing = 0.05,
+        .jitter = 0.1, .seed = 7, .dimension = dim});
     SimOptions o = options("gs-lexicographic", 0.2, 1e-3);
     // The inelastic QP's KKT tolerance: 1e-13 relative (the library default) is at round-off for
     // islands of a few hundred contacts (residuals of ~1e-11 occur); 1e-10 is still far below the
@@ -218,7 +219,8 @@ TEST(ImpactSim, NonFiniteVelocityNamesTheBodyAndStep) {
 
 // Both broad phases give the same trajectory (their pair lists are identical and sorted).
 TEST(ImpactSim, BroadPhasesAgreeBitwise) {
-  SimWorld w = generators::pile(60, 0.05, 1.0, 0.4, 0.05, 0.1, 3, 3);
+  SimWorld w = generators::pile({.n = 60, .radius = 0.05, .mass = 1.0, .width = 0.4, .spacing = 0.05,
+      .jitter = 0.1, .seed = 3, .dimension = 3});
   SimOptions a = options("gs-lexicographic", 0.3, 1e-3), b = a;
   b.broadPhase = BroadPhaseKind::SweepAndPrune;
   SimStepper sa(w, a), sb(w, b);

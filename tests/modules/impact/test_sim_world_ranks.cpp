@@ -129,7 +129,8 @@ TEST(SimDecomposition, OwnersCoverSpaceAndBalanceTheWeight) {
 }
 
 TEST(SimWorldRanks, PileWithRestitutionAndFrictionIsBitwiseTheOneRankRun) {
-  SimWorld w = generators::pile(300, 0.05, 1.0, 0.8, 0.05, 0.1, 5, 3);
+  SimWorld w = generators::pile({.n = 300, .radius = 0.05, .mass = 1.0, .width = 0.8, .spacing = 0.05,
+      .jitter = 0.1, .seed = 5, .dimension = 3});
   w.gravity = Eigen::Vector3d(0, 0, -9.81);
   Figures f;
   expectBitwiseTheOneRankRun(w, pileOptions(), 90, f);
@@ -155,7 +156,8 @@ TEST(SimWorldRanks, RigidBoxesWithASeededRandomOperatorAreBitwiseTheOneRankRun) 
 }
 
 TEST(SimWorldRanks, TwoDimensionalPileWithGRIsBitwiseTheOneRankRun) {
-  SimWorld w = generators::pile(240, 0.05, 1.0, 1.6, 0.05, 0.1, 9, 2);
+  SimWorld w = generators::pile({.n = 240, .radius = 0.05, .mass = 1.0, .width = 1.6, .spacing = 0.05,
+      .jitter = 0.1, .seed = 9, .dimension = 2});
   w.gravity = Eigen::Vector3d(0, -9.81, 0);
   SimOptions o;
   o.dt = 0.004;
@@ -168,7 +170,8 @@ TEST(SimWorldRanks, TwoDimensionalPileWithGRIsBitwiseTheOneRankRun) {
 
 TEST(SimWorldRanks, RestartThroughTheBlockSplitContinuesBitwise) {
   const Comm world = Comm::world();
-  SimWorld w = generators::pile(200, 0.05, 1.0, 0.6, 0.05, 0.1, 2, 3);
+  SimWorld w = generators::pile({.n = 200, .radius = 0.05, .mass = 1.0, .width = 0.6, .spacing = 0.05,
+      .jitter = 0.1, .seed = 2, .dimension = 3});
   w.gravity = Eigen::Vector3d(0, 0, -9.81);
   SimStepper straight(w, pileOptions(), world), resumed(w, pileOptions(), world);
   for (int s = 0; s < 60; ++s) straight.step();
@@ -186,7 +189,8 @@ TEST(SimWorldRanks, RestartThroughTheBlockSplitContinuesBitwise) {
 
 TEST(SimWorldRanks, BadBodyOnOneRankIsNamedOnEveryRank) {
   const Comm world = Comm::world();
-  SimWorld w = generators::pile(30, 0.05, 1.0, 0.6, 0.05, 0.1, 2, 3);
+  SimWorld w = generators::pile({.n = 30, .radius = 0.05, .mass = 1.0, .width = 0.6, .spacing = 0.05,
+      .jitter = 0.1, .seed = 2, .dimension = 3});
   SimWorld part = w;
   part.bodies.clear();
   for (std::int64_t k = 30 * world.rank() / world.size(); k < 30 * (world.rank() + 1) / world.size(); ++k)
