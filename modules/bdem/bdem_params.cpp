@@ -96,8 +96,9 @@ const ParamBindings<P>& runBindings() {
 
     r.boolean("fresh_pattern", &P::freshPattern,
               "rebuild the Newton Hessian's sparsity pattern at every implicit step, so the matrix depends on the "
-              "current state only and a restart reproduces the run bitwise on every backend; false: keep it until "
-              "bonds break (cheaper assembly)");
+              "current state only; false: keep it until bonds break or a block outside it arrives (cheaper; with "
+              "newton.linear.reuse_preconditioner full the AMG set-up is kept across steps too). Either way it is "
+              "renewed after each checkpoint, so a restart reproduces the run bitwise on every backend");
     r.choiceOf("model.shear_form", field(&P::model, &BondModel::shear),
                {{"paper", ShearForm::Paper}, {"consistent", ShearForm::Consistent}},
                "shear energy (Eq. 9; README decisions 13-14): paper = 1/2 kt theta^2 as printed, consistent = "
