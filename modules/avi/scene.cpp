@@ -45,19 +45,25 @@ struct Prim {
   int index = 0;  // index in its own list
 };
 
-}  // namespace
+// The names a validation error gives a vertex: its index and its object.
+std::string objectName(const Scene& sc, int a) {
+  const int o = sc.vertices.object[static_cast<std::size_t>(a)];
+  return o >= 0 && o < static_cast<int>(sc.objects.size()) ? sc.objects[static_cast<std::size_t>(o)].name : str(o);
+}
+std::string vertexName(const Scene& sc, int a) { return str("vertex ", a, " (object '", objectName(sc, a), "')"); }
+[[noreturn]] void fail(const Scene& sc, const std::string& what) {
+  throw InputError(str("avi scene '", sc.name, "': ", what));
+}
 
-void Scene::validate() const {
-  auto fail = [&](const std::string& what) { throw InputError(str("avi scene '", name, "': ", what)); };
-  const Vertices& V = vertices;
+// Array sizes, finite values, positive masses, object ranges, 2D scenes in the plane.
+void checkSizesAndValues(const Scene& sc) {
+  const Vertices& V = sc.vertices;
   const int n = V.size();
-  auto objectName = [&](int a) -> std::string {
-    const int o = V.object[static_cast<std::size_t>(a)];
-    return o >= 0 && o < static_cast<int>(objects.size()) ? objects[static_cast<std::size_t>(o)].name : str(o);
-  };
-  auto vertexName = [&](int a) { return str("vertex ", a, " (object '", objectName(a), "')"); };
-
-  // ---- sizes and values ----
+  const int dim = sc.dim;
+  auto fail = [&](const std::string& what) { avi::fail(sc, what); };
+  auto vertexName = [&](int a) { return avi::vertexName(sc, a); };
+  const auto& objects = sc.objects;
+  const auto& isolated = sc.isolated;
   if (dim != 2 && dim != 3) fail(str("dim is ", dim, " (2 or 3)"));
   const std::size_t N = static_cast<std::size_t>(n);
   if (V.v.size() != N || V.t.size() != N || V.mass.size() != N || V.minv.size() != N || V.object.size() != N)
@@ -82,6 +88,24 @@ void Scene::validate() const {
       fail(str("object ", o, " ('", ob.name, "') covers vertices [", ob.firstVertex, ", ",
                ob.firstVertex + ob.numVertices, ") outside [0, ", n, ")"));
   }
+}
+
+// Potentials, contact and draw primitives, planes and scripts name existing vertices and are well formed.
+void checkElements(const Scene& sc) {
+  const Vertices& V = sc.vertices;
+  const int n = V.size();
+  const int dim = sc.dim;
+  auto fail = [&](const std::string& what) { avi::fail(sc, what); };
+  auto vertexName = [&](int a) { return avi::vertexName(sc, a); };
+  const auto& forces = sc.forces;
+  const auto& contactPoints = sc.contactPoints;
+  const auto& contactEdges = sc.contactEdges;
+  const auto& contactTriangles = sc.contactTriangles;
+  const auto& drawTriangles = sc.drawTriangles;
+  const auto& drawEdges = sc.drawEdges;
+  const auto& planes = sc.planes;
+  const auto& scripts = sc.scripts;
+  const double eta = sc.eta, k = sc.k;
   auto checkIndex = [&](int a, const std::string& where) {
     if (a < 0 || a >= n) fail(str(where, " refers to vertex ", a, " (the scene has ", n, ")"));
   };
@@ -133,8 +157,21 @@ void Scene::validate() const {
   }
   if (!(eta > 0.0) || !std::isfinite(eta)) fail(str("eta = ", eta, " (need > 0)"));
   if (!(k > 0.0) || !std::isfinite(k)) fail(str("k = ", k, " (need > 0)"));
+}
 
-  // ---- no layer active at rest: every pair the engine would form is at least 2 eta apart ----
+// No layer active at rest: every pair the engine would form is at least 2 eta apart.
+void checkSeparation(const Scene& sc) {
+  const Vertices& V = sc.vertices;
+  const int dim = sc.dim;
+  auto fail = [&](const std::string& what) { avi::fail(sc, what); };
+  auto objectName = [&](int a) { return avi::objectName(sc, a); };
+  auto vertexName = [&](int a) { return avi::vertexName(sc, a); };
+  const auto& isolated = sc.isolated;
+  const auto& contactPoints = sc.contactPoints;
+  const auto& contactEdges = sc.contactEdges;
+  const auto& contactTriangles = sc.contactTriangles;
+  const auto& planes = sc.planes;
+  const double eta = sc.eta;
   std::vector<Prim> prims;
   prims.reserve(contactPoints.size() + contactEdges.size() + contactTriangles.size());
   for (std::size_t i = 0; i < contactPoints.size(); ++i) prims.push_back({1, {contactPoints[i], -1, -1}, int(i)});
@@ -212,6 +249,14 @@ void Scene::validate() const {
     fail(str("a penalty layer is active at t = 0: ", first, " are ", firstD, " apart, closer than 2 eta = ", 2.0 * eta,
              "; the largest eta that works is ", std::max(0.0, 0.5 * dmin),
              " (or move the objects apart)"));
+}
+
+}  // namespace
+
+void Scene::validate() const {
+  checkSizesAndValues(*this);
+  checkElements(*this);
+  checkSeparation(*this);
 }
 
 }  // namespace kinema::avi
