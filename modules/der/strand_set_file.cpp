@@ -124,14 +124,16 @@ std::vector<std::int64_t> readOffsets(const io::H5File& f, const std::string& pa
   // The offsets' shape agrees with the strand count before they are read (and H5File bounds the
   // dataset by the file's size: docs/reliability.md, "HDF5 files").
   const io::Shape shape = f.shape("/strands/vertex_offset");
-  if (S < 0 || shape.size() != 1 || shape[0] != u64(S) + 1)
+  if (S < 0) throw InputError(str(path, ": /strands has a negative strand count (", S, ")"));
+  // Compared in unsigned arithmetic: S comes from the file and may be any int64, INT64_MAX included.
+  if (shape.size() != 1 || shape[0] == 0 || shape[0] - 1 != u64(S))
     throw InputError(str(path, ": /strands/vertex_offset has shape (",
                          shape.empty() ? std::string() : std::to_string(shape[0]), shape.size() > 1 ? ", ..." : "",
-                         ") for ", S, " strands (expected ", S + 1, " entries)"));
+                         ") for ", S, " strands (expected ", u64(S) + 1, " entries)"));
   std::vector<std::int64_t> off = f.readAllInt("/strands/vertex_offset");
-  if (static_cast<std::int64_t>(off.size()) != S + 1 || off.empty() || off[0] != 0)
+  if (off.empty() || off.size() - 1 != u64(S) || off[0] != 0)
     throw InputError(str(path, ": /strands/vertex_offset has ", off.size(), " entries for ", S,
-                         " strands (expected ", S + 1, ", starting at 0)"));
+                         " strands (expected ", u64(S) + 1, ", starting at 0)"));
   // Increasing from 0, so every offset is >= 0 and no difference overflows.
   for (std::int64_t s = 0; s < S; ++s)
     if (off[u64(s + 1)] < off[u64(s)] || off[u64(s + 1)] - off[u64(s)] < 3)

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,28 @@ TEST(DamagedFiles, ExtentBeyondTheFileIsRefusedByEveryReader) {
   // The other datasets of the file still read.
   EXPECT_EQ(f.shape("/impact_totals"), (Shape{5}));
   EXPECT_EQ(f.readAll("/impact_totals").size(), 5u);
+}
+
+// A strand set whose strand count is INT64_MAX or negative (the fuzz_strands finding of CI: the
+// expected offset count S + 1 overflowed) is refused with the count in the message.
+TEST(DamagedFiles, StrandCountAtTheEndsOfInt64IsRefused) {
+  const std::string dir = test::scratchDir("damaged_strand_count");
+  for (const std::int64_t S : {std::numeric_limits<std::int64_t>::max(), std::int64_t{-1},
+                               std::numeric_limits<std::int64_t>::min()}) {
+    const std::string path = dir + "/count.h5";
+    {
+      H5File f(path, H5File::Mode::create, Comm::world());
+      f.writeAttribute("/strands", "format", std::string("kinema-der-strands"));
+      f.writeAttribute("/strands", "version", std::int64_t{1});
+      f.writeAttribute("/strands", "strands", S);
+      f.writeAttribute("/strands", "vertices", std::int64_t{3});
+      const std::vector<std::int64_t> off{0, 3};
+      f.writeArray("/strands/vertex_offset", {2}, off);
+    }
+    const std::string msg = refusedQuickly([&] { der::readStrandOffsets(path, Comm::world()); });
+    EXPECT_TRUE(has(msg, path)) << msg;
+    EXPECT_TRUE(has(msg, std::to_string(S))) << msg;
+  }
 }
 
 // A bdem particle file whose positions claim 2^27 rows (3 GiB) never written, and one whose
