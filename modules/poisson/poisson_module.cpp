@@ -216,9 +216,9 @@ void PoissonModule::loadCheckpoint(run::RunContext& ctx, const io::CheckpointRea
   if (n0 != n0_)
     throw InputError(str(in.path(), ": checkpoint of poisson.n = ", n0, ", but the scene has poisson.n = ", n0_));
   level_ = in.readInt("poisson_level");
-  if (level_ > levels_)
-    throw InputError(str(in.path(), ": checkpoint after level ", level_, ", but the scene has only ",
-                         levels_, " levels"));
+  if (level_ < 0 || level_ > levels_)
+    throw InputError(str(in.path(), ": checkpoint after level ", level_, ", but the scene's levels are 0 to ",
+                         levels_));
   errorL2_ = in.readArray("poisson_error_l2");
   errorMax_ = in.readArray("poisson_error_max");
   iterations_.clear();
