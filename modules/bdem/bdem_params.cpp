@@ -73,7 +73,8 @@ const ParamBindings<P>& solverBindings() {
     r.real("constraint_tolerance", integrator(&O::constraintTolerance), Range::positive(),
            "penalty / lagrange / augmented_lagrangian: largest |q^T q - 1| accepted at convergence");
     r.choice("kkt_solver", integrator(&O::kktSolver), {"direct", "gmres", "minres"},
-             "lagrange (Eq. 37): linear solver of the saddle-point KKT system");
+             "lagrange (Eq. 37): linear solver of the saddle-point KKT system, unpreconditioned with rtol 1e-10 "
+             "(bdem.newton.linear.type, preconditioner and rtol are not used; reported at set-up)");
     return r;
   }();
   return b;

@@ -423,7 +423,7 @@ VariantResult solveLagrange(IncrementalPotential& phi, const la::Backend& backen
   la::LinearSolverOptions lo = opt.newton.linear;
   lo.type = opt.kktSolver;
   lo.preconditioner = "none";
-  lo.rtol = 1e-10;
+  lo.rtol = kKktRtol;  // both reported at set-up when they differ from the user's (ImplicitStepper)
   la::LinearSolverPtr solver = backend.createLinearSolver(lo);
   using Mat8 = Eigen::Matrix<double, 8, 8>;
   residual(*z, *r);

@@ -13,7 +13,8 @@
 //   lagrange              Eq. 37: the KKT system of Phi + sum_a lambda_a C_a, 8 unknowns per
 //                         particle (p, q, lambda), Newton on grad L = 0 with backtracking on
 //                         |grad L|, the saddle system solved by the backend's direct solver (or
-//                         GMRES / MINRES); one rank only (an Error otherwise)
+//                         GMRES / MINRES, unpreconditioned, rtol kKktRtol); one rank only (an
+//                         Error otherwise)
 // with kappa_a = penaltyKappa (8/5) m_a r_a^2 / dt^2. Convergence uses the relative force residual
 // of IncrementalPotential::convergenceMeasure on the (Euclidean) gradient, plus |C| for the
 // constrained forms.
@@ -37,6 +38,10 @@ struct VariantResult {
   double constraintViolation = 0;  // max |C(q)| at exit, before normalisation
 };
 using IterationObserver = std::function<void(int k, double energy)>;
+
+// lagrange: relative tolerance of each KKT solve, which is unpreconditioned (an indefinite saddle
+// point); the user's bdem.newton.linear.preconditioner and rtol are not used (reported at set-up).
+inline constexpr double kKktRtol = 1e-10;
 
 // x: point vector (block 7), initial guess on entry, result on exit (q normalised).
 VariantResult solveFirstOrder(IncrementalPotential& phi, const solvers::RigidManifold& manifold,

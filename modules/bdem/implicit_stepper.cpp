@@ -56,6 +56,14 @@ ImplicitStepper::ImplicitStepper(System& s, Domain& domain, const la::Backend& b
     throw InputError(str("bdem: unknown implicit solver '", v,
                          "' (newton, first_order, penalty, augmented_lagrangian, lagrange)"));
   if (!(opt_.tolerance > 0)) throw InputError(str("bdem: tolerance must be positive, got ", opt_.tolerance));
+  // The Lagrange formulation's KKT matrix (Eq. 37) is an indefinite saddle point: it is solved with
+  // bdem.kkt_solver, no preconditioner and a relative tolerance of kKktRtol (lagrangeStep). The
+  // user's linear options that this overrides are reported, not silently dropped.
+  const la::LinearSolverOptions& lin = opt_.newton.linear;
+  if (v == "lagrange" && (lin.type != opt_.kktSolver || lin.preconditioner != "none" || lin.rtol != kKktRtol))
+    log::info("bdem: solver lagrange solves its saddle-point KKT system (Eq. 37) with bdem.kkt_solver = ",
+              opt_.kktSolver, ", no preconditioner and rtol ", kKktRtol, "; bdem.newton.linear.type = ", lin.type,
+              ", preconditioner = ", lin.preconditioner, " and rtol = ", lin.rtol, " are not used");
   potential_ = std::make_unique<IncrementalPotential>(s_, domain_.comm(), opt_);
   solvers::NewtonOptions no = opt_.newton;
   no.gtolAbs = opt_.tolerance;  // on the relative force residual (IncrementalPotential::convergenceMeasure)

@@ -13,6 +13,7 @@
 
 #include "framework/core/error.hpp"
 #include "integrator_test_util.hpp"
+#include "modules/bdem/constrained_formulations.hpp"
 #include "modules/bdem/explicit_stepper.hpp"
 #include "modules/bdem/grips.hpp"
 #include "test_util.hpp"
@@ -180,6 +181,39 @@ TEST(BdemVariants, LagrangeIsSerialAndVariantNamesChecked) {
   o.kktSolver = "cg_typo";
   ImplicitStepper st(rig.s, *rig.domain, *rig.backend, o);
   EXPECT_FALSE(kinema::test::messageOf<Error>([&] { st.step(1e-3); }).empty());
+}
+
+// The Lagrange formulation solves its KKT system unpreconditioned with kKktRtol and
+// bdem.kkt_solver: the user's linear options it replaces are reported at set-up, and nothing is
+// said when they already agree.
+TEST(BdemVariants, LagrangeReportsTheLinearOptionsItReplaces) {
+  Rig rig;
+  Grip g;
+  beam(rig.s, 0.08, 0.04, 1e6, g);
+  rig.distribute();
+  auto setUpOutput = [&](const IntegratorOptions& o) {
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    ImplicitStepper st(rig.s, *rig.domain, *rig.backend, o);
+    return testing::internal::GetCapturedStdout() + testing::internal::GetCapturedStderr();
+  };
+  IntegratorOptions o;
+  o.solver = "lagrange";
+  o.newton.linear.preconditioner = "jacobi";
+  o.newton.linear.rtol = 1e-6;
+  std::string out = setUpOutput(o);
+  if (Comm::world().isRoot()) {
+    EXPECT_NE(out.find("bdem.kkt_solver = direct"), std::string::npos) << out;
+    EXPECT_NE(out.find("preconditioner = jacobi"), std::string::npos) << out;
+    EXPECT_NE(out.find("are not used"), std::string::npos) << out;
+  }
+  o.newton.linear.type = o.kktSolver;
+  o.newton.linear.preconditioner = "none";
+  o.newton.linear.rtol = kKktRtol;
+  EXPECT_EQ(setUpOutput(o).find("are not used"), std::string::npos);
+  o.solver = "newton";  // the other solvers use the user's options as given
+  o.newton.linear.preconditioner = "jacobi";
+  EXPECT_EQ(setUpOutput(o).find("are not used"), std::string::npos);
 }
 
 }  // namespace
