@@ -5,7 +5,7 @@
 //     banded LDL^T per iteration as the paper's IPM [52]): iterations, time, and the mu from which
 //     ASC-MPRGP is faster.
 //  2. Fig. 8: the same BCQP at mu = 0.4 with every MPRGP preconditioner (none, jacobi, wjacobi,
-//     ssor, amg, ic, mic, asc), capped at 10,000 iterations: iterations, time, IC/ASC ratios.
+//     ssor, amg, ic0, mic, asc), capped at 10,000 iterations: iterations, time, IC/ASC ratios.
 //  3. Figs. 6-7: rest_only, penalty and alm on the vertical and horizontal strands: Newton
 //     iterations, MPRGP iterations per solve, time, final relative residual.
 //  4. Hair scale: a wisps asset (default 1000 strands x 100 vertices, material and options of scenes/wisps.yaml) optimised
@@ -158,7 +158,7 @@ QpRun solveMprgp(const BcqpInstance& qp, const std::string& precName, const la::
   do {
     const double t0 = now();
     auto prec = makeQpPreconditioner(precName, QpPreconditionerOptions{}, precBackend);
-    prec->setMatrix(*A);  // the factorisation (asc, ic, mic) is part of the solve's cost
+    prec->setMatrix(*A);  // the factorisation (asc, ic0, mic) is part of the solve's cost
     solvers::Mprgp mprgp(o);
     mprgp.setOperator(op);
     mprgp.setPreconditioner(prec);
@@ -263,7 +263,7 @@ void preconditionerRanking(const la::Backend& backend, const la::Backend* amgBac
     }
     const QpRun r = name == "asc" ? asc : solveMprgp(qp, name, backend, *pb, 10000, name == "none" ? 0.0 : minSeconds);
     const QpRun rr = solveMprgp(raw, name, backend, *pb, 10000, 0.0);
-    if (name == "ic") ic = r, icRaw = rr;
+    if (name == "ic0") ic = r, icRaw = rr;
     if (name == "asc") ascRaw = rr;
     md << "| " << name << (name == "amg" ? " (" + pb->name() + ")" : "") << " | " << r.iterations << " | "
        << (r.converged ? "yes" : "no") << " | " << fmt("%.3f", 1e3 * r.seconds) << " | "

@@ -49,7 +49,7 @@ class IncompleteBandedLdlt {
 class IncompleteCholeskyQpPreconditioner : public MaskedBandPreconditioner {
  public:
   explicit IncompleteCholeskyQpPreconditioner(IncompleteLdltOptions options) : ildlt_(options), modified_(options.modified) {}
-  std::string name() const override { return modified_ ? "mic" : "ic"; }
+  std::string name() const override { return modified_ ? "mic" : "ic0"; }
   long factorizations() const override { return ildlt_.factorizations(); }
   const IncompleteBandedLdlt& factor() const { return ildlt_; }
 

@@ -1,6 +1,6 @@
 // Names and factory of the BCQP preconditioners (see qp_preconditioner.hpp). The implementations:
 // asc_preconditioner.hpp (the paper's), band_sweep_preconditioners.hpp (none, jacobi, wjacobi,
-// ssor), band_incomplete_cholesky.hpp (ic, mic), amg_qp_preconditioner.hpp (amg).
+// ssor), band_incomplete_cholesky.hpp (ic0, mic), amg_qp_preconditioner.hpp (amg).
 #include "modules/der/qp_preconditioner.hpp"
 
 #include "framework/core/error.hpp"
@@ -14,7 +14,7 @@ namespace kinema::der {
 
 const std::vector<std::string>& qpPreconditionerNames() {
   // The order of the paper's Fig. 8: none, D, WJ, SSOR, SAAMG, IC, MIC, ASC.
-  static const std::vector<std::string> names{"none", "jacobi", "wjacobi", "ssor", "amg", "ic", "mic", "asc"};
+  static const std::vector<std::string> names{"none", "jacobi", "wjacobi", "ssor", "amg", "ic0", "mic", "asc"};
   return names;
 }
 
@@ -27,7 +27,7 @@ std::shared_ptr<BandedQpPreconditioner> makeQpPreconditioner(const std::string& 
   if (name == "wjacobi")
     return std::make_shared<WeightedJacobiQpPreconditioner>(options.wjacobiOmega, options.wjacobiSweeps);
   if (name == "ssor") return std::make_shared<SsorQpPreconditioner>(options.ssorOmega);
-  if (name == "ic" || name == "mic") {
+  if (name == "ic0" || name == "mic") {
     IncompleteLdltOptions o;
     o.modified = name == "mic";
     o.tau = options.micTau;

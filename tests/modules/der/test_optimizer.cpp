@@ -366,7 +366,7 @@ TEST(DerOptimizer, OptionsFromConfig) {
   declareOptimizerParams(schema, "optimizer");
   Config cfg = Config::fromString(
       "optimizer:\n  scheme: penalty\n  mu: 0.4\n  lbar_min: 0.001\n  k_max: 7\n  warm_start: true\n"
-      "  preconditioner: ic\n  mprgp:\n    max_iterations: 50\n");
+      "  preconditioner: ic0\n  mprgp:\n    max_iterations: 50\n");
   cfg.validate(schema);
   const OptimizerOptions o = readOptimizerOptions(cfg, "optimizer");
   EXPECT_EQ(o.scheme, Scheme::Penalty);
@@ -375,13 +375,13 @@ TEST(DerOptimizer, OptionsFromConfig) {
   EXPECT_EQ(o.bounds.lbarMin, 0.001);
   EXPECT_EQ(o.kMax, 7);
   EXPECT_TRUE(o.warmStart);
-  EXPECT_EQ(o.preconditioner, "ic");
+  EXPECT_EQ(o.preconditioner, "ic0");
   EXPECT_EQ(o.mprgp.maxIterations, 50);
   EXPECT_EQ(o.rho, 1e6);
   EXPECT_EQ(o.mprgp.rtol, 1e-10);
   EXPECT_EQ(o.weightStiffness, 1e3);
   EXPECT_TRUE(o.scaleBcqp);
-  EXPECT_EQ(o.preconditioner, "ic");
+  EXPECT_EQ(o.preconditioner, "ic0");
   Config bad = Config::fromString("optimizer:\n  scheme: lagrange\n");
   EXPECT_THROW(bad.validate(schema), InputError);
 }

@@ -244,7 +244,7 @@ std::vector<std::string> bandNames() {
 TEST(QpPreconditioner, NamesAndFactory) {
   const auto& names = qpPreconditionerNames();
   EXPECT_EQ(names.size(), 8u);
-  for (const char* n : {"asc", "none", "jacobi", "wjacobi", "ssor", "ic", "mic", "amg"})
+  for (const char* n : {"asc", "none", "jacobi", "wjacobi", "ssor", "ic0", "mic", "amg"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
   EXPECT_THROW(makeQpPreconditioner("cholesky", {}, *env().backend), InputError);
   for (const auto& n : bandNames()) {
@@ -545,13 +545,13 @@ TEST(QpPreconditioner, IcEqualsAscOnAFullBandAndDiffersWithHoles) {
   Mask mask(static_cast<std::size_t>(n), 1);
   for (int i = 0; i < n; i += 3) mask[static_cast<std::size_t>(i)] = 0;
   const BandedSymmetric full = gramSpd(n, kd, rng, 0.1);
-  auto ic = makePrec("ic", full), asc = makePrec("asc", full);
+  auto ic = makePrec("ic0", full), asc = makePrec("asc", full);
   const auto& icm = dynamic_cast<const MaskedBandPreconditioner&>(*ic);
   const auto& ascm = dynamic_cast<const MaskedBandPreconditioner&>(*asc);
   const Eigen::MatrixXd Mi = denseOperator(icm, mask), Ma = denseOperator(ascm, mask);
   EXPECT_LE((Mi - Ma).norm(), 1e-12 * Ma.norm());
   const BandedSymmetric holes = dominantSpd(n, kd, rng, 0.1, true);
-  auto ic2 = makePrec("ic", holes), mic2 = makePrec("mic", holes), asc2 = makePrec("asc", holes);
+  auto ic2 = makePrec("ic0", holes), mic2 = makePrec("mic", holes), asc2 = makePrec("asc", holes);
   const Eigen::MatrixXd I2 = denseOperator(dynamic_cast<const MaskedBandPreconditioner&>(*ic2), mask);
   const Eigen::MatrixXd M2 = denseOperator(dynamic_cast<const MaskedBandPreconditioner&>(*mic2), mask);
   const Eigen::MatrixXd A2 = denseOperator(dynamic_cast<const MaskedBandPreconditioner&>(*asc2), mask);
