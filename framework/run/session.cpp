@@ -43,7 +43,7 @@ Session::Session(const SceneOptions& options, CheckOnly) : comm_(Comm::world()),
 Session::Checked Session::check(const SceneOptions& options) {
   // The result is text: a Config points into the schema the session owns.
   Session s(options, CheckOnly{});
-  return {s.config_->resolvedYaml(), s.moduleName_, s.config_->source(), s.result_.outputDir};
+  return {s.config_->resolvedYaml(), s.params_.module, s.config_->source(), s.result_.outputDir};
 }
 
 // Everything up to the module's setup and restore may reject the input without writing a file
@@ -54,13 +54,12 @@ void Session::start(bool catchSignals) {
   log::setLevel(log::parseLevel(params_.run.logLevel));
   log::setAllRanks(params_.run.logAllRanks);
 
-  moduleName_ = params_.module;
   restartAllowList(config, schema_);  // a bad run.restart_allow entry is an error in any run, not only a restart
   backend_ = la::createBackend(config);
-  module_ = modules().get(moduleName_).make();
+  module_ = modules().get(params_.module).make();
   // What the scene needs, from its parameters, against run.max_memory and run.max_wall: refused
   // here, before the module allocates anything and before any file is written.
-  checkLimits(moduleName_, estimateFor(moduleName_, config, comm_.size()), readLimits(config, comm_), config,
+  checkLimits(params_.module, estimateFor(params_.module, config, comm_.size()), readLimits(config, comm_), config,
               comm_.size());
   std::optional<io::CheckpointReader> in;
   openRestart(config, in);
@@ -68,7 +67,7 @@ void Session::start(bool catchSignals) {
   result_.outputDir = outputDirectoryFor(config);
   ctx_ = std::make_unique<RunContext>(RunContext{config, *backend_, comm_, result_.outputDir});
 
-  log::info("kinema: module ", moduleName_, " on backend ", backend_->name(), ", ", comm_.size(),
+  log::info("kinema: module ", params_.module, " on backend ", backend_->name(), ", ", comm_.size(),
             comm_.size() == 1 ? " rank" : " ranks", ", scene ", config.source());
   {
     ScopedTimer t("setup");

@@ -141,7 +141,6 @@ class Session {
   std::unique_ptr<RunContext> ctx_;
   RunResult result_;
   FrameworkParams params_;  // module, backend.name, output.* and run.* (readFrameworkParams)
-  std::string moduleName_;
   std::string restartPath_;
   bool restart_ = false;
   bool checkOnly_ = false;  // check(): start() stops before anything is written

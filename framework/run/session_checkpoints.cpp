@@ -59,7 +59,7 @@ void Session::writeCheckpoint() {
   frames_->file().flush();
   std::string path = out_->checkpointDir() + "/" + checkpointName(step_);
   io::CheckpointWriter cp(path, comm_);
-  cp.writeString("runner_module", moduleName_);
+  cp.writeString("runner_module", params_.module);
   cp.writeInt("runner_step", step_);
   cp.writeReal("runner_time", module_->time());
   cp.writeInt("runner_frames", frames_->frames());

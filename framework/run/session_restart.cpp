@@ -84,8 +84,8 @@ void Session::openRestart(const Config& config, std::optional<io::CheckpointRead
   if (!restart_) return;
   in.emplace(restartPath_, comm_);
   std::string stored = in->readString("runner_module");
-  if (stored != moduleName_)
-    throw InputError(restartPath_ + ": a checkpoint of module '" + stored + "', not '" + moduleName_ + "'");
+  if (stored != params_.module)
+    throw InputError(restartPath_ + ": a checkpoint of module '" + stored + "', not '" + params_.module + "'");
   checkFingerprint(*in, config, schema_);
   startStep_ = in->readInt("runner_step");
 }

@@ -11,7 +11,7 @@ namespace kinema::run {
 
 void Session::writeStartStatus(const RestartSource& source) {
   status_ = {{"state", "running"},
-             {"module", moduleName_},
+             {"module", params_.module},
              {"backend", backend_->name()},
              {"scene", config_->source()},
              {"ranks", std::to_string(comm_.size())},
