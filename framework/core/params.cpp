@@ -151,41 +151,58 @@ std::vector<const ParamSpec*> ParamSchema::under(const std::string& prefix) cons
   return out;
 }
 
-std::size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  return editDistanceAtMost(a, b, std::max(a.size(), b.size()));
+}
+
+std::size_t editDistanceAtMost(std::string_view a, std::string_view b, std::size_t limit) {
+  // The length difference is a lower bound of the distance.
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) return limit + 1;
+  // Two rows of the Levenshtein table, kept from call to call (no allocation once grown); a row
+  // whose smallest entry exceeds the limit ends the computation, since entries never decrease
+  // along a path to the last cell.
+  thread_local std::vector<std::size_t> prev, cur;
+  prev.resize(b.size() + 1);
+  cur.resize(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
+    std::size_t rowMin = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      rowMin = std::min(rowMin, cur[j]);
     }
+    if (rowMin > limit) return limit + 1;
     std::swap(prev, cur);
   }
-  return prev[b.size()];
+  return std::min(prev[b.size()], limit + 1);
 }
 
 std::string ParamSchema::closest(const std::string& key) const {
-  // Candidates: every declared key and every group prefix.
-  std::vector<std::string> candidates;
-  for (const auto& s : specs_) {
-    candidates.push_back(s.key);
-    for (std::size_t p = s.key.find('.'); p != std::string::npos; p = s.key.find('.', p + 1))
-      candidates.push_back(s.key.substr(0, p));
-  }
-  std::string best;
-  std::size_t bestD = std::string::npos;
-  for (const auto& c : candidates) {
-    std::size_t d = editDistance(key, c);
+  // Candidates: every declared key and every group prefix, in declaration order (a key, then its
+  // groups from the outermost); the first at the smallest distance wins. Only a suggestion within
+  // a third of the key's last component (at least 2 edits) is accepted, so a candidate is measured
+  // only up to min(that limit, best so far - 1): validation of a scene with many unknown keys
+  // (another module's section) stays cheap.
+  const std::string_view last = std::string_view(key).substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+  const std::size_t limit = std::max<std::size_t>(2, last.size() / 3);
+  std::string_view best;
+  std::size_t bestD = limit + 1;
+  auto consider = [&](std::string_view c) {
+    const std::size_t d = editDistanceAtMost(key, c, bestD - 1);
     if (d < bestD) {
       bestD = d;
       best = c;
     }
+  };
+  for (const auto& s : specs_) {
+    const std::string_view k = s.key;
+    consider(k);
+    for (std::size_t p = k.find('.'); p != std::string_view::npos; p = k.find('.', p + 1)) consider(k.substr(0, p));
+    if (bestD == 0) break;
   }
-  // Accept a suggestion within a third of the key's last component (at least 2 edits).
-  std::string last = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
-  std::size_t limit = std::max<std::size_t>(2, last.size() / 3);
-  return bestD <= limit ? best : std::string{};
+  return bestD <= limit ? std::string(best) : std::string{};
 }
 
 std::string ParamSchema::describe(const std::string& prefix) const {

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -91,6 +92,8 @@ class ParamSchema {
 };
 
 // Edit distance (for suggestions).
-std::size_t editDistance(const std::string& a, const std::string& b);
+std::size_t editDistance(std::string_view a, std::string_view b);
+// The edit distance if it is at most `limit`, else limit + 1 (cheaper: stops early).
+std::size_t editDistanceAtMost(std::string_view a, std::string_view b, std::size_t limit);
 
 }  // namespace kinema

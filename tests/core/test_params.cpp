@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "framework/core/error.hpp"
 #include "framework/core/params.hpp"
@@ -48,6 +50,48 @@ TEST(Params, EditDistance) {
   EXPECT_EQ(editDistance("kitten", "sitting"), 3u);
   EXPECT_EQ(editDistance("", "abc"), 3u);
   EXPECT_EQ(editDistance("same", "same"), 0u);
+  // Bounded: the distance when it is within the limit, else limit + 1.
+  EXPECT_EQ(editDistanceAtMost("kitten", "sitting", 3), 3u);
+  EXPECT_EQ(editDistanceAtMost("kitten", "sitting", 2), 3u);
+  EXPECT_EQ(editDistanceAtMost("kitten", "sitting", 0), 1u);
+  EXPECT_EQ(editDistanceAtMost("abc", "abcdefgh", 4), 5u);  // by the lengths alone
+  EXPECT_EQ(editDistanceAtMost("same", "same", 0), 0u);
+  EXPECT_EQ(editDistanceAtMost("", "", 0), 0u);
+}
+
+// closest() measures each candidate only up to the best distance so far: it must return what the
+// plain search (every key and group, full edit distance, the first at the smallest distance within
+// max(2, |last component| / 3)) returns, on a schema of many keys and on queries near and far.
+TEST(Params, ClosestAgreesWithThePlainSearch) {
+  ParamSchema s;
+  const std::vector<std::string> keys{"bdem.scene.generator", "bdem.scene.beam_drape.length", "bdem.scene.beam_drape.radius",
+                                      "bdem.newton.linear.rtol", "bdem.newton.linear.preconditioner", "bdem.dt",
+                                      "bdem.steps", "run.max_wall", "run.max_memory", "output.directory",
+                                      "output.frame_every", "der.optimize.k_max", "der.optimize.mu", "avi.scene.eta"};
+  for (const auto& k : keys) s.addReal(k, 1.0, Range::any(), "a value");
+  auto plain = [&](const std::string& key) {
+    std::vector<std::string> candidates;
+    for (const auto& k : keys) {
+      candidates.push_back(k);
+      for (std::size_t p = k.find('.'); p != std::string::npos; p = k.find('.', p + 1)) candidates.push_back(k.substr(0, p));
+    }
+    std::string best;
+    std::size_t bestD = std::string::npos;
+    for (const auto& c : candidates)
+      if (editDistance(key, c) < bestD) bestD = editDistance(key, c), best = c;
+    const std::string last = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+    return bestD <= std::max<std::size_t>(2, last.size() / 3) ? best : std::string{};
+  };
+  const std::vector<std::string> queries{"bdem.stepz", "bdem.scene.beam_drape.lenght", "bdem.newton.linear.rtl",
+                                         "bdm", "run.max_wal", "output.frame_evry", "der.optimize.kmax",
+                                         "avi.scene.etaa", "bdem", "run", "ouput", "bdem.newton.linear.preconditoner",
+                                         "x", "completely.unrelated.key", "bdem.scene.generatr", "der.optimise"};
+  int suggested = 0;
+  for (const auto& q : queries) {
+    EXPECT_EQ(s.closest(q), plain(q)) << q;
+    suggested += !plain(q).empty();
+  }
+  EXPECT_GE(suggested, 10);  // the queries exercise suggestions, not only refusals
 }
 
 TEST(Registry, SuggestsAndListsOnUnknownName) {
