@@ -423,7 +423,7 @@ VariantResult solveLagrange(IncrementalPotential& phi, const la::Backend& backen
   la::LinearSolverOptions lo = opt.newton.linear;
   lo.type = opt.kktSolver;
   lo.preconditioner = "none";
-  lo.rtol = kKktRtol;  // both reported at set-up when they differ from the user's (ImplicitStepper)
+  lo.rtol = kKktRtol;  // type, preconditioner and rtol: reported at set-up when they differ from the user's
   la::LinearSolverPtr solver = backend.createLinearSolver(lo);
   using Mat8 = Eigen::Matrix<double, 8, 8>;
   residual(*z, *r);

@@ -40,7 +40,8 @@ struct VariantResult {
 using IterationObserver = std::function<void(int k, double energy)>;
 
 // lagrange: relative tolerance of each KKT solve, which is unpreconditioned (an indefinite saddle
-// point); the user's bdem.newton.linear.preconditioner and rtol are not used (reported at set-up).
+// point); the user's bdem.newton.linear.type, preconditioner and rtol are not used (reported at
+// set-up by ImplicitStepper).
 inline constexpr double kKktRtol = 1e-10;
 
 // x: point vector (block 7), initial guess on entry, result on exit (q normalised).

@@ -57,7 +57,7 @@ ImplicitStepper::ImplicitStepper(System& s, Domain& domain, const la::Backend& b
                          "' (newton, first_order, penalty, augmented_lagrangian, lagrange)"));
   if (!(opt_.tolerance > 0)) throw InputError(str("bdem: tolerance must be positive, got ", opt_.tolerance));
   // The Lagrange formulation's KKT matrix (Eq. 37) is an indefinite saddle point: it is solved with
-  // bdem.kkt_solver, no preconditioner and a relative tolerance of kKktRtol (lagrangeStep). The
+  // bdem.kkt_solver, no preconditioner and a relative tolerance of kKktRtol (solveLagrange). The
   // user's linear options that this overrides are reported, not silently dropped.
   const la::LinearSolverOptions& lin = opt_.newton.linear;
   if (v == "lagrange" && (lin.type != opt_.kktSolver || lin.preconditioner != "none" || lin.rtol != kKktRtol))

@@ -1,8 +1,8 @@
 #pragma once
 // Preconditioners for the BCQP of the parameter optimisation (paper §V, §VI-E1), selectable
 // by name: asc (active-set Cholesky, the paper's), none, jacobi, wjacobi (2 sweeps, omega 0.5),
-// ssor (omega 1.2), ic0 (IC(0) on the pattern of A, named as the linear layer names IC(0)), mic (Bridson's modified IC), amg (the backend's
-// AMG). Each is an la::Preconditioner that MPRGP applies "in face"; the band-based ones are
+// ssor (omega 1.2), ic0 (IC(0) on the pattern of A, named as the linear layer names IC(0)), mic
+// (Bridson's modified IC), amg (the backend's AMG). Each is an la::Preconditioner that MPRGP applies "in face"; the band-based ones are
 // active-set aware (filtered sweeps over the free mask).
 #include <memory>
 #include <string>
