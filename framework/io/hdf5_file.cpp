@@ -728,6 +728,11 @@ bool H5File::hasAttribute(const std::string& object, const std::string& name) co
   return e > 0;
 }
 
+std::int64_t openHdf5Objects() {
+  const ssize_t n = H5Fget_obj_count(static_cast<hid_t>(H5F_OBJ_ALL), H5F_OBJ_ALL);
+  return n < 0 ? -1 : static_cast<std::int64_t>(n);
+}
+
 std::uint64_t H5File::fileBytes() const {
   if (mode_ == Mode::read) return bytesOnDisk_;
   hsize_t size = 0;

@@ -76,6 +76,11 @@ class H5File {
   std::uint64_t bytesOnDisk_ = 0;  // read mode: the file's size when it was opened
 };
 
+// HDF5 identifiers of files, groups, datasets, datatypes and attributes open in this process
+// (every one Kinema opens is closed by RAII, on error paths too; the fuzz harnesses check it after
+// each input).
+std::int64_t openHdf5Objects();
+
 // The checks every HDF5 reader of Kinema makes before it allocates for an object of a file it did
 // not just write (H5File's reads, the checksum walk of checkpoint.cpp); they throw InputError
 // naming the file and the object (docs/reliability.md, "HDF5 files"). Identifiers are hid_t

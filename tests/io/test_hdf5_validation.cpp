@@ -295,5 +295,25 @@ TEST_F(H5Validation, OneRankOutOfRangeFailsOnEveryRank) {
   EXPECT_EQ(f.readSlab("/grp/reals", 0, 1), (std::vector<double>{0, 1}));
 }
 
+// Every refused read closes what it opened (RAII on the error paths): once the file is closed,
+// no HDF5 identifier of this process is left open. The fuzz harnesses check the same after every
+// input; an identifier left open would keep HDF5's state of the file alive.
+TEST_F(H5Validation, RefusedReadsLeaveNoIdentifierOpen) {
+  ASSERT_EQ(openHdf5Objects(), 0);
+  {
+    H5File f(path_, H5File::Mode::read, Comm::world());
+    EXPECT_GE(openHdf5Objects(), 1);  // the file itself
+    refused(path_, {"runner_step"}, [&] { f.readAttributeInt("/", "runner_step"); });
+    refused(path_, {"text"}, [&] { f.readAttributeReal("/", "text"); });
+    refused(path_, {"texts"}, [&] { f.readAttributeString("/", "texts"); });
+    refused(path_, {"/grp"}, [&] { f.readAll("/grp"); });
+    refused(path_, {"/ints"}, [&] { f.children("/ints"); });
+    refused(path_, {"/dangling"}, [&] { f.readAll("/dangling"); });
+    refused(path_, {"/grp/reals"}, [&] { f.readAllInt("/grp/reals"); });
+    EXPECT_EQ(f.readAttributeInt("/", "integer"), 3);
+  }
+  EXPECT_EQ(openHdf5Objects(), 0);
+}
+
 }  // namespace
 }  // namespace kinema::io
