@@ -52,5 +52,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       });
     }
   });
+  kinema::fuzz::expectNoOpenHdf5Objects();
   return 0;
 }

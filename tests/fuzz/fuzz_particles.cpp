@@ -35,5 +35,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   kinema::fuzz::expectOnlyKinemaErrors([&] { (void)kinema::bdem::readParticleFile(o); });
+  kinema::fuzz::expectNoOpenHdf5Objects();
   return 0;
 }

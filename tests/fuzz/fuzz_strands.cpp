@@ -20,5 +20,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)kinema::der::readStrandSet(path, comm, 0, strands);
     if (strands > 1) (void)kinema::der::readStrandSet(path, comm, strands / 2, strands - strands / 2);
   });
+  kinema::fuzz::expectNoOpenHdf5Objects();
   return 0;
 }
