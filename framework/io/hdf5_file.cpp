@@ -435,12 +435,16 @@ H5File::H5File(std::string path, Mode mode, Comm comm) : path_(std::move(path)),
       throw InputError(str("file not found: ", path_));
   }
   if (mode == Mode::read) {
-    // Rank 0 reads the file for a looping local heap before HDF5 sees it (damagedLocalHeap);
-    // every rank throws its answer. A file opened to append is one this run's directory holds
-    // (frames.h5 of a restart), not scanned: it can be large, and Kinema wrote it.
     std::error_code ec;
     bytesOnDisk_ = std::filesystem::file_size(path_, ec);
     if (ec) bytesOnDisk_ = 0;
+  }
+  if (mode != Mode::create) {
+    // Rank 0 reads the file for a looping local heap before HDF5 sees it (damagedLocalHeap);
+    // every rank throws its answer. A file opened to append (frames.h5 of a restart) too: a kill
+    // inside HDF5's flush can leave its metadata in any state, and a restart that hangs in HDF5
+    // is worse than one that sets the file aside. The scan reads the file once (a restart of a run
+    // with gigabytes of frames reads them once more).
     std::string heap = comm_.isRoot() ? damagedLocalHeap(path_) : std::string();
     heap = comm_.broadcast(heap, 0);
     if (!heap.empty()) throw InputError(heap);

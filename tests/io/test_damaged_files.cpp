@@ -15,6 +15,7 @@
 #include <hdf5.h>
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <string>
@@ -56,6 +57,15 @@ TEST(DamagedFiles, LoopingLocalHeapIsRefusedBeforeHdf5WalksIt) {
   EXPECT_TRUE(has(msg, "local heap")) << msg;
   // The check itself, without an MPI open: the same answer.
   EXPECT_TRUE(has(damagedLocalHeap(file), "local heap at byte 680"));
+  // Opened to append (frames.h5 of a restart), the same file is refused as quickly, and left as
+  // it was (the restart then sets it aside; Session::openFrames).
+  const std::string copy = test::scratchDir("damaged_append") + "/frames.h5";
+  if (Comm::world().isRoot()) std::filesystem::copy_file(file, copy, std::filesystem::copy_options::overwrite_existing);
+  Comm::world().barrier();
+  const auto before = std::filesystem::file_size(copy);
+  msg = refusedQuickly([&] { H5File f(copy, H5File::Mode::append, Comm::world()); });
+  EXPECT_TRUE(has(msg, "loops")) << msg;
+  EXPECT_EQ(std::filesystem::file_size(copy), before);
 }
 
 TEST(DamagedFiles, ExtentBeyondTheFileIsRefusedByEveryReader) {
