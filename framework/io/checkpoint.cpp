@@ -103,6 +103,7 @@ std::uint64_t partialDatasetSum(hid_t file, const std::string& path, std::uint64
   Hid space(H5Dget_space(d.id), H5Sclose);
   Hid type(H5Dget_type(d.id), H5Tclose);
   if (!space.ok() || !type.ok()) throw InputError(str("HDF5: cannot query dataset '", name, "' in ", path));
+  checkNumericType(type.id, str("dataset '", name, "'"), path);  // before H5Dread converts with it
   const int rank = H5Sget_simple_extent_ndims(space.id);
   if (rank < 0) throw InputError(str("HDF5: cannot query the shape of dataset '", name, "' in ", path));
   std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
@@ -170,6 +171,7 @@ herr_t hashAttribute(hid_t location, const char* name, const H5A_info_t*, void* 
   try {  // the buffers below are sized from the count: checked against the file first
     n = static_cast<hssize_t>(checkAttributeStorage(attr.id, str("attribute '", name, "' of '/'"), walk->path,
                                                     walk->fileBytes));
+    checkNumericType(type.id, str("attribute '", name, "' of '/'"), walk->path);  // before H5Aread converts
   } catch (const InputError& e) {
     walk->problem = e.message();
     return -1;

@@ -187,7 +187,10 @@ struct Ops {
     if (type < 0) bad(subject, "has a datatype HDF5 cannot read" + hdf5Reason());
     H5T_class_t c = H5Tget_class(type);
     if (c == H5T_NO_CLASS) bad(subject, "has a datatype of no known class");
-    if (c == expected || (expected == H5T_FLOAT && c == H5T_INTEGER)) return;
+    if (c == expected || (expected == H5T_FLOAT && c == H5T_INTEGER)) {
+      checkNumericType(type, subject, f.path());
+      return;
+    }
     const char* want = expected == H5T_FLOAT ? "floating-point (or integer)" : className(expected);
     bad(subject, str("holds ", className(c), " values, ", want, " values are expected"));
   }
@@ -807,8 +810,61 @@ std::uint64_t checkStorage(std::int64_t dataset, const std::string& object, cons
                          bytes == 0 && count != 0 ? str(count, " x ", size, " bytes") : bytesText(bytes),
                          ", more than ", bound, " (", bytesText(limit),
                          "): the file is damaged (a dataset cannot hold more values than its file)"));
+  // A compact dataset keeps its values in its own header: the stored block must hold them all.
+  // HDF5 1.10.8 copies `bytes` from it unchecked, from address 0 where the block is empty
+  // (SIGSEGV in H5VM_memcpyvv, found by fuzz_strands on 27 Nov 2026).
+  if (layout == H5D_COMPACT && H5Dget_storage_size(dataset) < bytes)
+    throw InputError(str(subject, " is a compact dataset of shape ", shapeText(shape), " (", bytesText(bytes),
+                         ") whose stored values take ", bytesText(H5Dget_storage_size(dataset)),
+                         ": the file is damaged"));
   return count;
 }
+
+namespace {
+// The members of a compound type, the base of an array or enumeration: checked like the top,
+// to a nesting depth HDF5's own types never need.
+void checkNumericTypeAt(hid_t type, const std::string& subject, const std::string& file, int depth);
+void checkNestedTypes(hid_t type, H5T_class_t c, const std::string& subject, const std::string& file, int depth) {
+  if (depth > 16) throw InputError(str("HDF5: ", subject, " in ", file, " has a datatype nested over 16 deep"));
+  if (c == H5T_ARRAY || c == H5T_ENUM || c == H5T_VLEN) {
+    Handle super(H5Tget_super(type), H5Tclose);
+    if (super.valid()) checkNumericTypeAt(super.get(), subject, file, depth + 1);
+  } else if (c == H5T_COMPOUND) {
+    const int members = H5Tget_nmembers(type);
+    for (int m = 0; m < members; ++m) {
+      Handle member(H5Tget_member_type(type, static_cast<unsigned>(m)), H5Tclose);
+      if (member.valid()) checkNumericTypeAt(member.get(), subject, file, depth + 1);
+    }
+  }
+}
+}  // namespace
+
+void checkNumericType(std::int64_t typeId, const std::string& subject, const std::string& file) {
+  checkNumericTypeAt(static_cast<hid_t>(typeId), subject, file, 0);
+}
+
+namespace {
+void checkNumericTypeAt(hid_t type, const std::string& subject, const std::string& file, int depth) {
+  const H5T_class_t c = H5Tget_class(type);
+  if (c != H5T_INTEGER && c != H5T_FLOAT) return checkNestedTypes(type, c, subject, file, depth);
+  auto bad = [&](const std::string& problem) { throw InputError(str("HDF5: ", subject, " in ", file, " ", problem)); };
+  const std::size_t size = H5Tget_size(type);
+  if (size == 0 || size > 16) bad(str("has a numeric datatype of ", size, " bytes"));
+  const std::size_t bits = 8 * size, precision = H5Tget_precision(type);
+  const int offset = H5Tget_offset(type);
+  if (precision == 0 || offset < 0 || precision > bits || static_cast<std::size_t>(offset) > bits - precision)
+    bad(str("has a numeric datatype whose ", precision, " bits at bit ", offset, " do not fit its ", size, " bytes"));
+  if (c != H5T_FLOAT) return;
+  std::size_t sign = 0, expAt = 0, expBits = 0, mantAt = 0, mantBits = 0;
+  if (H5Tget_fields(type, &sign, &expAt, &expBits, &mantAt, &mantBits) < 0)
+    bad("has a floating-point datatype whose fields HDF5 cannot read" + hdf5Reason());
+  const std::size_t lo = static_cast<std::size_t>(offset), hi = lo + precision;
+  auto inside = [&](std::size_t at, std::size_t n) { return n > 0 && at >= lo && at <= hi && n <= hi - at; };
+  if (!inside(sign, 1) || !inside(expAt, expBits) || !inside(mantAt, mantBits) || expBits > 64 || mantBits > 128)
+    bad(str("has a floating-point datatype whose sign, exponent or mantissa field (bits ", sign, "; ", expAt, "+",
+            expBits, "; ", mantAt, "+", mantBits, ") lies outside its ", precision, " bits at bit ", offset));
+}
+}  // namespace
 
 std::uint64_t checkAttributeStorage(std::int64_t attribute, const std::string& subject, const std::string& file,
                                     std::uint64_t fileBytes) {

@@ -101,6 +101,13 @@ std::uint64_t checkStorage(std::int64_t dataset, const std::string& object, cons
 // stored type, or of at least one byte each for variable-length strings. Returns the count.
 std::uint64_t checkAttributeStorage(std::int64_t attribute, const std::string& subject, const std::string& file,
                                     std::uint64_t fileBytes);
+// A number's bits must lie inside its bytes (HDF5 file format specification, "Datatype Message":
+// the precision and bit offset of a fixed- or floating-point type, and a float's sign, exponent and
+// mantissa fields). HDF5 1.10.8 converts with the stored layout unchecked: a damaged precision or
+// field made its bit copy (H5T__bit_copy, converting an integer attribute to a real) read far
+// outside its buffer and end the process with SIGBUS (fuzz_checkpoint, 27 Nov 2026). Checked
+// before any read that converts; types of other classes pass.
+void checkNumericType(std::int64_t type, const std::string& subject, const std::string& file);
 // Refuses, before HDF5 opens the file, a file holding a local heap (the name store of HDF5's
 // original groups, the kind Kinema writes) whose free list loops: HDF5 1.10 follows such a list
 // without end while it loads the heap, which any lookup of a name in that group does (a fuzzed

@@ -68,6 +68,37 @@ TEST(DamagedFiles, LoopingLocalHeapIsRefusedBeforeHdf5WalksIt) {
   EXPECT_EQ(std::filesystem::file_size(copy), before);
 }
 
+// checkpoint_numeric_layout.h5 (found by fuzz_checkpoint, 27 Nov 2026): an integer attribute whose
+// stored precision does not fit its size; reading it as a real made HDF5's conversion read far
+// outside its buffer (SIGBUS in H5T__bit_copy). Refused before any conversion.
+TEST(DamagedFiles, NumericTypeWhoseBitsDoNotFitIsRefused) {
+  const std::string file = data("checkpoint_numeric_layout.h5");
+  CheckpointReader in(file, Comm::world());
+  std::string refusal;  // every value the runner and impact read on a restart, as a real
+  for (const char* name : {"runner_step", "runner_time", "runner_frames", "runner_rows", "impact_step", "impact_time",
+                           "impact_energy0", "impact_solves", "impact_bodies"}) {
+    if (!in.has(name)) continue;
+    try {
+      (void)in.readReal(name);
+    } catch (const InputError& e) {
+      refusal += e.message();
+    }
+  }
+  EXPECT_TRUE(has(refusal, file)) << refusal;
+  EXPECT_TRUE(has(refusal, "do not fit")) << refusal;
+}
+
+// strands_compact_empty.h5 (found by fuzz_strands, 27 Nov 2026): /strands/vertex_offset is a
+// compact dataset of 2 values whose stored block is empty; HDF5 copied the values from address 0
+// (SIGSEGV). Refused before the read.
+TEST(DamagedFiles, CompactDatasetWithoutItsValuesIsRefused) {
+  const std::string file = data("strands_compact_empty.h5");
+  const std::string msg = refusedQuickly([&] { der::readStrandOffsets(file, Comm::world()); });
+  EXPECT_TRUE(has(msg, file)) << msg;
+  EXPECT_TRUE(has(msg, "/strands/vertex_offset")) << msg;
+  EXPECT_TRUE(has(msg, "compact dataset")) << msg;
+}
+
 TEST(DamagedFiles, ExtentBeyondTheFileIsRefusedByEveryReader) {
   const std::string strands = data("strands_offsets_extent.h5");
   std::string msg = refusedQuickly([&] { der::readStrandOffsets(strands, Comm::world()); });
