@@ -821,29 +821,10 @@ std::uint64_t checkStorage(std::int64_t dataset, const std::string& object, cons
 }
 
 namespace {
-// The members of a compound type, the base of an array or enumeration: checked like the top,
-// to a nesting depth HDF5's own types never need.
-void checkNumericTypeAt(hid_t type, const std::string& subject, const std::string& file, int depth);
-void checkNestedTypes(hid_t type, H5T_class_t c, const std::string& subject, const std::string& file, int depth) {
-  if (depth > 16) throw InputError(str("HDF5: ", subject, " in ", file, " has a datatype nested over 16 deep"));
-  if (c == H5T_ARRAY || c == H5T_ENUM || c == H5T_VLEN) {
-    Handle super(H5Tget_super(type), H5Tclose);
-    if (super.valid()) checkNumericTypeAt(super.get(), subject, file, depth + 1);
-  } else if (c == H5T_COMPOUND) {
-    const int members = H5Tget_nmembers(type);
-    for (int m = 0; m < members; ++m) {
-      Handle member(H5Tget_member_type(type, static_cast<unsigned>(m)), H5Tclose);
-      if (member.valid()) checkNumericTypeAt(member.get(), subject, file, depth + 1);
-    }
-  }
-}
-}  // namespace
+void checkNestedTypes(hid_t type, H5T_class_t c, const std::string& subject, const std::string& file, int depth);
 
-void checkNumericType(std::int64_t typeId, const std::string& subject, const std::string& file) {
-  checkNumericTypeAt(static_cast<hid_t>(typeId), subject, file, 0);
-}
-
-namespace {
+// A numeric datatype's size, precision, offset and (float) fields fit one another; HDF5's
+// conversions trust them.
 void checkNumericTypeAt(hid_t type, const std::string& subject, const std::string& file, int depth) {
   const H5T_class_t c = H5Tget_class(type);
   if (c != H5T_INTEGER && c != H5T_FLOAT) return checkNestedTypes(type, c, subject, file, depth);
@@ -864,7 +845,27 @@ void checkNumericTypeAt(hid_t type, const std::string& subject, const std::strin
     bad(str("has a floating-point datatype whose sign, exponent or mantissa field (bits ", sign, "; ", expAt, "+",
             expBits, "; ", mantAt, "+", mantBits, ") lies outside its ", precision, " bits at bit ", offset));
 }
+
+// The members of a compound type, the base of an array or enumeration: checked like the top,
+// to a nesting depth HDF5's own types never need.
+void checkNestedTypes(hid_t type, H5T_class_t c, const std::string& subject, const std::string& file, int depth) {
+  if (depth > 16) throw InputError(str("HDF5: ", subject, " in ", file, " has a datatype nested over 16 deep"));
+  if (c == H5T_ARRAY || c == H5T_ENUM || c == H5T_VLEN) {
+    Handle super(H5Tget_super(type), H5Tclose);
+    if (super.valid()) checkNumericTypeAt(super.get(), subject, file, depth + 1);
+  } else if (c == H5T_COMPOUND) {
+    const int members = H5Tget_nmembers(type);
+    for (int m = 0; m < members; ++m) {
+      Handle member(H5Tget_member_type(type, static_cast<unsigned>(m)), H5Tclose);
+      if (member.valid()) checkNumericTypeAt(member.get(), subject, file, depth + 1);
+    }
+  }
+}
 }  // namespace
+
+void checkNumericType(std::int64_t typeId, const std::string& subject, const std::string& file) {
+  checkNumericTypeAt(static_cast<hid_t>(typeId), subject, file, 0);
+}
 
 std::uint64_t checkAttributeStorage(std::int64_t attribute, const std::string& subject, const std::string& file,
                                     std::uint64_t fileBytes) {
