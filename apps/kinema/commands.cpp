@@ -257,8 +257,17 @@ int cmdList() {
               << " preconditioners: " << joinNames(e.nativePreconditioners) << "\n";
   }
   std::vector<std::string> framework{"none"};
-  for (const auto& n : la::customPreconditioners().names()) framework.push_back(n);
+  for (const auto& n : la::anyOperatorPreconditioners()) framework.push_back(n);
   std::cout << "framework preconditioners (every backend): " << joinNames(framework) << "\n";
+  // A module's preconditioners for its own operators: reached by the module, not offered to solvers.
+  bool header = false;
+  for (const auto& [name, e] : la::customPreconditioners().entries()) {
+    if (e.forOperator.empty()) continue;
+    if (!header) std::cout << "module preconditioners (each for its module's own operator only):\n";
+    header = true;
+    std::cout << "  " << name << "  " << e.help << " [for " << e.forOperator << "]"
+              << origin(la::customPreconditioners().origin(name)) << "\n";
+  }
   return 0;
 }
 

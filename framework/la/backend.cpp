@@ -19,7 +19,7 @@ std::unique_ptr<Preconditioner> Backend::createPreconditioner(const std::string&
   const std::vector<std::string> native = nativePreconditioners();
   if (contains(native, name)) return createNativePreconditioner(name);
   if (name == "none") return std::make_unique<IdentityPreconditioner>();
-  if (customPreconditioners().has(name)) return customPreconditioners().get(name).make();
+  if (customPreconditioners().has(name)) return customPreconditioners().get(name).make(*this);
 
   std::vector<std::string> known = native;
   if (!contains(known, "none")) known.insert(known.begin(), "none");
@@ -103,7 +103,7 @@ std::vector<std::string> preconditionerNames() {
   for (const auto& [n, e] : backends().entries())
     for (const auto& pc : e.nativePreconditioners)
       if (!contains(names, pc)) names.push_back(pc);
-  for (const auto& n : customPreconditioners().names())
+  for (const auto& n : anyOperatorPreconditioners())
     if (!contains(names, n)) names.push_back(n);
   return names;
 }

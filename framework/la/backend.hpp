@@ -26,7 +26,7 @@ class Backend {
   // Square bs x bs blocks; rows and columns must have the same block size.
   virtual std::unique_ptr<MatrixAssembler> createAssembler(IndexMapPtr rows, IndexMapPtr cols) const = 0;
   // A preconditioner by the layer's name. The default looks the name up in nativePreconditioners()
-  // via createNativePreconditioner, then in the framework's customPreconditioners().
+  // via createNativePreconditioner, then in customPreconditioners() (framework- and module-written).
   std::unique_ptr<Preconditioner> createPreconditioner(const std::string& name) const;
   virtual std::unique_ptr<LinearSolver> createLinearSolver(const LinearSolverOptions& opts) const = 0;
 
@@ -77,7 +77,8 @@ const std::string& backendNameKey();
 BackendParams readBackendParams(const Config& config);
 
 // Every preconditioner name a scene may give: "none", each registered backend's native ones (in
-// the order first met) and the framework's (customPreconditioners()). Whether the scene's backend
+// the order first met) and the framework's for any operator (anyOperatorPreconditioners(); a
+// module's preconditioners for its own operators are not offered). Whether the scene's backend
 // offers it is checked after validation (checkLinearSolverChoices, linear_solver_params.hpp).
 std::vector<std::string> preconditionerNames();
 

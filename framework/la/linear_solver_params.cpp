@@ -76,7 +76,7 @@ void checkLinearSolverChoices(const Config& config, const ParamSchema& schema) {
   std::vector<std::string> offered{"none"};
   for (const auto& n : entry.nativePreconditioners)
     if (std::find(offered.begin(), offered.end(), n) == offered.end()) offered.push_back(n);
-  for (const auto& n : customPreconditioners().names()) offered.push_back(n);
+  for (const auto& n : anyOperatorPreconditioners()) offered.push_back(n);
   std::string problems;
   for (const ParamSpec& spec : schema.specs()) {
     // The solvers of linearSolverBindings(): "<prefix>.preconditioner" beside "<prefix>.reuse_preconditioner".

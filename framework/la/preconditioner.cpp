@@ -45,4 +45,11 @@ NamedRegistry<CustomPreconditionerEntry>& customPreconditioners() {
   return registry;
 }
 
+std::vector<std::string> anyOperatorPreconditioners() {
+  std::vector<std::string> names;
+  for (const auto& [n, e] : customPreconditioners().entries())
+    if (e.forOperator.empty()) names.push_back(n);
+  return names;
+}
+
 }  // namespace kinema::la

@@ -12,6 +12,7 @@ class AscPreconditioner : public MaskedBandPreconditioner {
  public:
   explicit AscPreconditioner(double pivotFloor = 1e-12) : ldlt_(pivotFloor) {}
   std::string name() const override { return "asc"; }
+  void configure(const QpPreconditionerOptions& o) override { ldlt_ = BandedLdlt(o.pivotFloor); }
   long factorizations() const override { return ldlt_.factorizations(); }
   const BandedLdlt& factor() const { return ldlt_; }
   const LdltStats& factorStats() const { return ldlt_.lastStats(); }

@@ -50,6 +50,9 @@ class IncompleteCholeskyQpPreconditioner : public MaskedBandPreconditioner {
  public:
   explicit IncompleteCholeskyQpPreconditioner(IncompleteLdltOptions options) : ildlt_(options), modified_(options.modified) {}
   std::string name() const override { return modified_ ? "mic" : "ic0"; }
+  void configure(const QpPreconditionerOptions& o) override {
+    ildlt_ = IncompleteBandedLdlt({.modified = modified_, .tau = o.micTau, .sigma = o.micSigma, .pivotFloor = o.pivotFloor});
+  }
   long factorizations() const override { return ildlt_.factorizations(); }
   const IncompleteBandedLdlt& factor() const { return ildlt_; }
 

@@ -54,6 +54,12 @@ WeightedJacobiQpPreconditioner::WeightedJacobiQpPreconditioner(double omega, int
   if (sweeps < 1) throw InputError(str("BCQP preconditioner 'wjacobi': sweeps must be at least 1, got ", sweeps));
 }
 
+void WeightedJacobiQpPreconditioner::configure(const QpPreconditionerOptions& o) {
+  const WeightedJacobiQpPreconditioner checked(o.wjacobiOmega, o.wjacobiSweeps);
+  omega_ = checked.omega_;
+  sweeps_ = checked.sweeps_;
+}
+
 void WeightedJacobiQpPreconditioner::compute(const BandedSymmetric& A) {
   A_ = A;
   inverseDiagonal(A_, name(), invDiag_);
@@ -82,6 +88,8 @@ SsorQpPreconditioner::SsorQpPreconditioner(double omega) : omega_(omega) {
   if (!(omega > 0.0 && omega < 2.0))
     throw InputError(str("BCQP preconditioner 'ssor': omega must be in (0, 2), got ", omega));
 }
+
+void SsorQpPreconditioner::configure(const QpPreconditionerOptions& o) { omega_ = SsorQpPreconditioner(o.ssorOmega).omega_; }
 
 void SsorQpPreconditioner::compute(const BandedSymmetric& A) {
   std::vector<double> inv;

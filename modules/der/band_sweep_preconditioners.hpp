@@ -41,6 +41,7 @@ class WeightedJacobiQpPreconditioner : public MaskedBandPreconditioner {
  public:
   WeightedJacobiQpPreconditioner(double omega, int sweeps);
   std::string name() const override { return "wjacobi"; }
+  void configure(const QpPreconditionerOptions& o) override;
 
  protected:
   void compute(const BandedSymmetric& A) override;
@@ -59,6 +60,7 @@ class SsorQpPreconditioner : public MaskedBandPreconditioner {
  public:
   explicit SsorQpPreconditioner(double omega);
   std::string name() const override { return "ssor"; }
+  void configure(const QpPreconditionerOptions& o) override;
 
  protected:
   void compute(const BandedSymmetric& A) override;

@@ -8,6 +8,7 @@
 #include "framework/core/log.hpp"
 #include "framework/core/timer.hpp"
 #include "modules/der/der_checkpoint_format.hpp"
+#include "modules/der/qp_preconditioner.hpp"
 #include "modules/der/rod_mass.hpp"
 
 // DerModule's set-up and its two phases (optimisation, forward simulation). The rest of the module
@@ -254,5 +255,6 @@ void registerModule_der() {
                       &der::DerModule::declare, [] { return std::make_unique<der::DerModule>(); }});
   run::estimators().add({"der", "strands and vertices of the generators (memory), ALM iterations and frames; "
                                 "unknown for strands from a file", &der::DerModule::estimate});
+  der::registerQpPreconditioners();
 }
 }  // namespace kinema

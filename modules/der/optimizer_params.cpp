@@ -34,7 +34,7 @@ const ParamBindings<OptimizerOptions>& bindings() {
               "backtracking line search fails after this many halvings of t");
     r.real("line_search.min_step", &O::lineSearchMinStep, Range::nonNegative(),
            "backtracking line search fails when t drops below this");
-    r.choice("preconditioner", &O::preconditioner, qpPreconditionerNames(),
+    r.choiceFrom("preconditioner", &O::preconditioner, qpPreconditionerNames,
              "MPRGP preconditioner for the Newton BCQP (asc: active-set Cholesky, the paper's)");
     r.real("pivot_floor", field(&O::qp, &QpPreconditionerOptions::pivotFloor), Range::positive(),
            "LDL^T pivots below pivot_floor * A_jj (their own row's diagonal) are clamped to it");

@@ -191,7 +191,8 @@ class HalfPreconditioner : public la::Preconditioner {
 
 TEST_P(SolverTest, CustomPreconditioner) {
   if (!la::customPreconditioners().has("test_half"))
-    la::customPreconditioners().add({"test_half", "z = r / 2 (test)", [] { return std::make_unique<HalfPreconditioner>(); }});
+    la::customPreconditioners().add(
+        {"test_half", "z = r / 2 (test)", "", [](const la::Backend&) { return std::make_unique<HalfPreconditioner>(); }});
   System s = system(laplace(kN, 1));
   auto M = backend->createPreconditioner("test_half");
   EXPECT_EQ(M->name(), "test_half");

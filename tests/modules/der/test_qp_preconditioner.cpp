@@ -20,6 +20,7 @@
 #include "modules/der/band_incomplete_cholesky.hpp"
 #include "modules/der/banded.hpp"
 #include "der_test_util.hpp"
+#include "test_util.hpp"
 #include "modules/der/banded_operator.hpp"
 #include "modules/der/box_qp_ipm.hpp"
 #include "modules/der/qp_masked_preconditioner.hpp"
@@ -29,6 +30,7 @@ namespace kinema::der {
 namespace {
 
 using test::dominantSpd;
+using ::kinema::test::messageOf;
 using test::gramSpd;
 using test::toDense;
 
@@ -252,6 +254,51 @@ TEST(QpPreconditioner, NamesAndFactory) {
     EXPECT_EQ(p->name(), n);
     EXPECT_TRUE(solvers::activeSetAware(p.get())) << n;
   }
+}
+
+// der's preconditioners are entries of the linear layer's registry, created by the backend's
+// factory like any other; they are for der's banded operator only, so no linear solver is offered
+// them, and the options reach them (a value out of range is refused).
+TEST(QpPreconditioner, RegisteredInTheLinearLayerAndCreatedByTheBackend) {
+  const auto names = qpPreconditionerNames();
+  const std::vector<std::string> offered = la::preconditionerNames();
+  for (const auto& n : names) {
+    const std::string full = qpPreconditionerRegistryName(n);
+    EXPECT_EQ(full, "der." + n);
+    ASSERT_TRUE(la::customPreconditioners().has(full)) << full;
+    EXPECT_FALSE(la::customPreconditioners().get(full).forOperator.empty()) << full;
+    EXPECT_EQ(std::find(offered.begin(), offered.end(), full), offered.end()) << full;
+    EXPECT_EQ(std::find(la::anyOperatorPreconditioners().begin(), la::anyOperatorPreconditioners().end(), full),
+              la::anyOperatorPreconditioners().end()) << full;
+  }
+  for (const auto& n : bandNames()) {
+    auto p = env().backend->createPreconditioner(qpPreconditionerRegistryName(n));
+    EXPECT_EQ(p->name(), n);
+    EXPECT_NE(dynamic_cast<BandedQpPreconditioner*>(p.get()), nullptr) << n;
+  }
+  // "amg" is created by the same factory and refused by a backend without AMG, naming it.
+  EXPECT_THROW(env().backend->createPreconditioner(qpPreconditionerRegistryName("amg")), InputError);
+
+  QpPreconditionerOptions bad;
+  bad.ssorOmega = 2.5;
+  const std::string ssor = messageOf<InputError>([&] { makeQpPreconditioner("ssor", bad, *env().backend); });
+  EXPECT_NE(ssor.find("omega must be in (0, 2), got 2.5"), std::string::npos) << ssor;
+  bad = {};
+  bad.wjacobiSweeps = 0;
+  const std::string wj = messageOf<InputError>([&] { makeQpPreconditioner("wjacobi", bad, *env().backend); });
+  EXPECT_NE(wj.find("sweeps must be at least 1"), std::string::npos) << wj;
+  // The options are the ones configure() received: IC(0) with pivot floor 1 replaces every
+  // pivot below A_jj by A_jj, i.e. falls back on every row of a matrix with fill.
+  std::mt19937 rng(5);
+  const BandedSymmetric A = gramSpd(30, 9, rng, 1e-2);
+  QpPreconditionerOptions floor1;
+  floor1.pivotFloor = 1.0;
+  auto ic = makeQpPreconditioner("ic0", floor1, *env().backend);
+  auto icDefault = makeQpPreconditioner("ic0", {}, *env().backend);
+  ic->setMatrix(A);
+  icDefault->setMatrix(A);
+  EXPECT_GT(dynamic_cast<IncompleteCholeskyQpPreconditioner&>(*ic).factor().fallbacks(),
+            dynamic_cast<IncompleteCholeskyQpPreconditioner&>(*icDefault).factor().fallbacks());
 }
 
 TEST(QpPreconditioner, C1EmptyActiveSetAscIsExactAndMprgpTakesOneIteration) {
