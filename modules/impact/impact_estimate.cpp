@@ -7,13 +7,16 @@
 #include <cstdio>
 
 #include "modules/impact/impact_module.hpp"
+#include "modules/impact/impact_scene_params.hpp"
 
 namespace kinema::impact {
 
 run::ResourceEstimate ImpactModule::estimate(const Config& c, int ranks) {
-  const std::string type = c.getString("impact.scene.type");
-  const auto count = static_cast<double>(c.getInt("impact.scene.count"));
-  const auto rows = static_cast<double>(c.getInt("impact.scene.rows"));
+  const ModuleParams params = readModuleParams(c);  // after validation; its list checks may refuse the scene
+  const SceneParams& scene = params.scene;
+  const std::string& type = scene.type;
+  const auto count = static_cast<double>(scene.count);
+  const auto rows = static_cast<double>(scene.rows);
   double bodies = 0.0;
   if (type == "cradle" || type == "pile") bodies = count;
   else if (type == "box_drop") bodies = count + 1;
@@ -21,8 +24,8 @@ run::ResourceEstimate ImpactModule::estimate(const Config& c, int ranks) {
   else if (type == "jammed_box") bodies = rows * rows;
   else if (type == "wedge") bodies = 1;
   else if (type == "geyser") bodies = 3;
-  else bodies = static_cast<double>(c.getRealList("impact.scene.balls").size() / 8);
-  const auto steps = static_cast<double>(c.getInt("impact.sim.steps"));
+  else bodies = static_cast<double>(scene.balls.size() / 8);
+  const auto steps = static_cast<double>(params.sim.steps);
   run::ResourceEstimate e;
   e.bytes = 1.4e3 * bodies + 70e6 * ranks;
   e.steps = steps;
