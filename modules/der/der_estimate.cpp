@@ -7,20 +7,22 @@
 #include <cstdio>
 
 #include "modules/der/der_module.hpp"
+#include "modules/der/der_params.hpp"
 
 namespace kinema::der {
 
 run::ResourceEstimate DerModule::estimate(const Config& c, int ranks) {
   run::ResourceEstimate e;
-  const std::string source = c.getString("der.strands.source");
+  const DerParams p = readDerParams(c);
+  const std::string& source = p.strands.source;
   if (source == "hair" || source == "file") {
-    e.detail = "strands from " + c.getString("der.strands.file") + " (counted at set-up)";
+    e.detail = "strands from " + p.strands.file + " (counted at set-up)";
     return e;
   }
-  const double strands = source == "wisps" ? static_cast<double>(c.getInt("der.strands.count")) : 1.0;
-  const auto vertices = static_cast<double>(c.getInt("der.strands.vertices"));
+  const double strands = source == "wisps" ? static_cast<double>(p.strands.count) : 1.0;
+  const auto vertices = static_cast<double>(p.strands.vertices);
   e.bytes = 430.0 * strands * vertices + 75e6 * ranks;
-  e.steps = static_cast<double>(c.getInt("der.optimize.k_max") + c.getInt("der.simulate.frames"));
+  e.steps = static_cast<double>(p.optimizer.kMax + p.frames);
   char detail[160];
   std::snprintf(detail, sizeof detail, "%.4g strands of %.0f vertices (%s)", strands, vertices, source.c_str());
   e.detail = detail;

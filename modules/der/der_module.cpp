@@ -32,7 +32,7 @@ void DerModule::setup(run::RunContext& ctx) {
   readParameters(ctx.config);
   outputDir_ = ctx.outputDir;
   comm_ = ctx.comm;
-  const bool optimize = ctx.config.getBool("der.optimize.enabled");
+  const bool optimize = optimize_;
 
   // The strand input (sizes, partition, this rank's strands): timed apart from the optimisers'
   // set-up so that bench_der's set-up section can show it falling as 1/P.
@@ -49,7 +49,7 @@ void DerModule::setup(run::RunContext& ctx) {
   if (optimize)
     startOptimization(ctx, size);
   else
-    startWithoutOptimization(ctx, size);
+    startWithoutOptimization(size);
 }
 
 void DerModule::startOptimization(run::RunContext& ctx, const SceneSize& size) {
@@ -80,7 +80,7 @@ void DerModule::startOptimization(run::RunContext& ctx, const SceneSize& size) {
             ctx.comm.size(), ctx.comm.size() == 1 ? " rank" : " ranks", " (load imbalance ", imbalance_, ")");
 }
 
-void DerModule::startWithoutOptimization(run::RunContext& ctx, const SceneSize& size) {
+void DerModule::startWithoutOptimization(const SceneSize& size) {
   optimizeSteps_ = 0;
   optimizationDone_ = true;
   if (!loadedRest_) {
@@ -91,7 +91,7 @@ void DerModule::startWithoutOptimization(run::RunContext& ctx, const SceneSize& 
     }
   }
   log::info("der: ", size.strands, " strands (", size.vertices, " vertices), ",
-            loadedRest_ ? "rest state and stiffness from " + ctx.config.getString("der.strands.file")
+            loadedRest_ ? "rest state and stiffness from " + strands_.file
                         : std::string("naive initialisation (rest state = modelled shape)"));
   if (frames_ > 0) startSimulation();
 }

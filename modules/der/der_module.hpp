@@ -24,6 +24,7 @@
 #include "framework/run/module.hpp"
 #include "modules/der/alm_optimizer.hpp"
 #include "modules/der/forward_sim.hpp"
+#include "modules/der/der_params.hpp"
 #include "modules/der/optimizer_params.hpp"
 #include "modules/der/strand_partition.hpp"
 #include "modules/der/strand_set_file.hpp"
@@ -91,7 +92,7 @@ class DerModule : public run::Module {
   SceneSize loadStrands(run::RunContext& ctx, bool optimize);
   void loadStrandSet(const Config& c, const Comm& comm, const StrandRange& mine, bool optimize);
   void startOptimization(run::RunContext& ctx, const SceneSize& size);
-  void startWithoutOptimization(run::RunContext& ctx, const SceneSize& size);
+  void startWithoutOptimization(const SceneSize& size);
   void optimizeStep(run::RunContext& ctx);
   void finishOptimization(run::RunContext& ctx);
   void startSimulation();
@@ -109,6 +110,8 @@ class DerModule : public run::Module {
   const RestState& restOf(std::size_t i) const { return sims_.empty() ? local_.rest[i] : sims_[i]->rest(); }
 
   // Scene
+  StrandParams strands_;  // der.strands.*
+  bool optimize_ = true;  // der.optimize.enabled
   std::string source_, scheme_, outputDir_;
   Comm comm_;
   Material material_;

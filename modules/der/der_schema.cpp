@@ -4,36 +4,11 @@
 #include "framework/core/config.hpp"
 #include "framework/core/param_binding.hpp"
 #include "modules/der/der_module.hpp"
+#include "modules/der/der_params.hpp"
 
 namespace kinema::der {
 
 namespace {
-
-// Where the strands come from. Read by key in der_sources.cpp and der_estimate.cpp; declared here.
-struct StrandParams {
-  std::string source = "vertical";
-  long vertices = 30;
-  double length = 0.2;
-  long count = 1;
-  long seed = 1;
-  double helixRadius = 0.01, helixPitch = 0.005, helixTurns = 10.0;
-  std::string file;
-  double scale = 1.0;
-};
-
-struct DerParams {
-  StrandParams strands;
-  Material material;
-  bool optimize = true;
-  double equilibriumTolerance = 1e-6;
-  bool writeStrandFile = true;
-  long frames = 0;
-  double fps = 60.0;
-  int stepsPerFrame = 4;
-  ForwardSimOptions sim;  // newton_iterations, newton_rtol, curvature
-  std::string rootMotion = "none";
-  double rootAmplitude = 0.02, rootPeriod = 0.5, rootDuration = 1.0;
-};
 
 using P = DerParams;
 
@@ -149,13 +124,21 @@ void DerModule::declare(ParamSchema& schema) {
   runBindings().declare(schema, kPrefix, d);
 }
 
-void DerModule::readParameters(const Config& c) {
+DerParams readDerParams(const Config& c) {
   DerParams p;
   sceneBindings().readInto(c, kPrefix, p);
   runBindings().readInto(c, kPrefix, p);
+  p.optimizer = readOptimizerOptions(c, kOptimize);
+  return p;
+}
+
+void DerModule::readParameters(const Config& c) {
+  const DerParams p = readDerParams(c);
+  strands_ = p.strands;
+  optimize_ = p.optimize;
   source_ = p.strands.source;
   material_ = p.material;
-  optOptions_ = readOptimizerOptions(c, kOptimize);
+  optOptions_ = p.optimizer;
   scheme_ = p.optimize ? schemeName(optOptions_.scheme) : "naive";
   equilibriumTol_ = p.equilibriumTolerance;
   writeStrandFile_ = p.writeStrandFile;

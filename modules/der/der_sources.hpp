@@ -9,6 +9,7 @@
 #include "framework/core/comm.hpp"
 #include "framework/core/config.hpp"
 #include "framework/core/index_cast.hpp"  // u(), used by the der_*.cpp files that include this
+#include "modules/der/der_params.hpp"
 #include "modules/der/hair_file.hpp"
 #include "modules/der/strand.hpp"
 
@@ -23,12 +24,13 @@ struct SceneStrands {
   HairLayout hair;                         // source hair
 };
 
-SceneStrands strandSizes(const Config& c, const std::string& source, Comm comm);
+// `strands` as read (readDerParams); `c` names where a key was given in an error.
+SceneStrands strandSizes(const Config& c, const StrandParams& strands, Comm comm);
 
 // Strands [first, first + count) of a generator or a .hair file (not the strand-set file, which
 // readStrandSet reads with its rest state). Generators build strand i from i alone; the .hair
 // reader seeks to the range's points.
-std::vector<StrandGeometry> readRange(const Config& c, const std::string& source, const SceneStrands& scene,
-                                      std::int64_t first, std::int64_t count, Comm comm);
+std::vector<StrandGeometry> readRange(const StrandParams& strands, const SceneStrands& scene, std::int64_t first,
+                                      std::int64_t count, Comm comm);
 
 }  // namespace kinema::der
