@@ -51,7 +51,7 @@ void BdemModule::setup(run::RunContext& ctx) {
   backend_ = &ctx.backend;
   generator_ = c.getString("bdem.scene.generator");
   la::requireDistributedBackend(ctx.backend, ctx.comm.size(), "bdem");
-  s_ = buildScene(c, "bdem.scene");
+  s_ = buildScene(c, kSceneGroup);
   applyModelParams(p_, s_);
   if (packedGenerator(generator_) && c.getString("bdem.scene.material.calibration") == "lattice") {
     const Lattice lattice = parseLattice(c.getString("bdem.scene.lattice"));

@@ -142,7 +142,7 @@ void declareBdemParams(ParamSchema& s) {
   solverBindings().declare(s, kPrefix, d);
   solvers::declareNewtonParams(s, str(kPrefix, ".newton"), d.integrator.newton);
   runBindings().declare(s, kPrefix, d);
-  declareSceneParams(s, str(kPrefix, ".scene"));
+  declareSceneParams(s, kSceneGroup);
   declareParticleSetParams(s);
 }
 

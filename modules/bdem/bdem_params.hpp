@@ -12,6 +12,9 @@
 
 namespace kinema::bdem {
 
+// Where the scene's keys are (scene_params.hpp): bdem.scene.generator, bdem.scene.<generator>.*.
+inline constexpr const char* kSceneGroup = "bdem.scene";
+
 struct BdemParams {
   IntegratorOptions integrator;  // integrator, solver variant, tolerance, Newton, fracture, friction
   double dt = 0;                 // 0: 0.2 T, the explicit stable step of §5.1

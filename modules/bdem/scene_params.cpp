@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <numbers>
 
 #include "framework/core/error.hpp"
 #include "framework/core/param_binding.hpp"
@@ -103,24 +104,44 @@ struct FileScene {
 
 System buildFileScene(const Config& c, const std::string& g, const BodyOptions& body, FileScene fs);
 
-// One generator: its keys under `<prefix>.<name>`, bound once, and how it builds the scene.
+// One generator: its keys under `<prefix>.<name>`, bound once, how it builds the scene, and how
+// many particles that scene will have (from the options alone; < 0 when a file must be read).
 struct Generator {
   std::string name;
   std::function<void(ParamSchema&, const std::string& g)> declare;
   std::function<System(const Config&, const std::string& g, const std::string& prefix)> build;
+  std::function<double(const Config&, const std::string& g, const std::string& prefix)> particles;
 };
 
-// A generator whose options struct O has a `body` (the shared keys); `finish` resolves paths.
+// A generator whose options struct O has a `body` (the shared keys); `count` gives its particle
+// count from the options (none: unknown before building); `finish` resolves paths.
 template <class O, class Build>
 Generator generator(std::string name, const ParamBindings<O>& bindings, Build build,
-                    std::function<void(const Config&, O&)> finish = {}) {
+                    std::function<double(const O&)> count, std::function<void(const Config&, O&)> finish = {}) {
   return {std::move(name), [&bindings](ParamSchema& s, const std::string& g) { bindings.declare(s, g, O{}); },
           [&bindings, build, finish](const Config& c, const std::string& g, const std::string& p) {
             O o = bindings.read(c, g);
             if (finish) finish(c, o);
             o.body = readBody(c, p, o.body);
             return build(o);
+          },
+          [&bindings, count](const Config& c, const std::string& g, const std::string& p) {
+            if (!count) return -1.0;
+            O o = bindings.read(c, g);
+            o.body = readBody(c, p, o.body);
+            return count(o);
           }};
+}
+
+// Particles of radius r per unit volume: fcc and hcp pack 4 spheres per cube of side 2 sqrt(2) r,
+// cubic one per cube of side 2r.
+double packingDensity(Lattice lattice, double r) {
+  return lattice == Lattice::Cubic ? 1.0 / (8 * r * r * r) : 1.0 / (4 * std::numbers::sqrt2 * r * r * r);
+}
+double boxParticles(double a, double b, double c, double r, Lattice lattice) { return a * b * c * packingDensity(lattice, r); }
+template <class O>
+double beamParticles(const O& o) {
+  return boxParticles(o.beam.length, o.beam.height, o.beam.width, o.beam.radius, o.body.lattice);
 }
 
 template <class O>
@@ -282,23 +303,46 @@ const std::vector<Generator>& generators() {
     return [member](const Config& c, auto& o) { o.*member = resolveScenePath(c, o.*member); };
   };
   static const std::vector<Generator> all{
-      generator<SingleBondOptions>("single_bond", singleBond, buildSingleBond),
-      generator<CantileverOptions>("cantilever", cantilever, buildCantilever),
-      generator<BeamPullOptions>("beam_stretch", stretch, buildBeamStretch),
-      generator<BeamPullOptions>("beam_twist", twist, buildBeamTwist),
-      generator<BeamDrapeOptions>("beam_drape", drape, buildBeamDrape),
-      generator<PlateDropOptions>("plate_drop", plate, buildPlateDrop),
+      generator<SingleBondOptions>("single_bond", singleBond, buildSingleBond, [](const auto&) { return 2.0; }),
+      generator<CantileverOptions>("cantilever", cantilever, buildCantilever, beamParticles<CantileverOptions>),
+      generator<BeamPullOptions>("beam_stretch", stretch, buildBeamStretch, beamParticles<BeamPullOptions>),
+      generator<BeamPullOptions>("beam_twist", twist, buildBeamTwist, beamParticles<BeamPullOptions>),
+      generator<BeamDrapeOptions>("beam_drape", drape, buildBeamDrape, beamParticles<BeamDrapeOptions>),
+      generator<PlateDropOptions>("plate_drop", plate, buildPlateDrop,
+                                  [](const PlateDropOptions& o) {
+                                    return std::numbers::pi * o.plateRadius * o.plateRadius * o.thickness *
+                                           packingDensity(o.body.lattice, o.radius);
+                                  }),
       generator<ChocolateBarOptions>("chocolate_bar", chocolate, buildChocolateBar,
+                                     [](const ChocolateBarOptions& o) {
+                                       if (!o.meshPath.empty()) return -1.0;  // known once the mesh is packed
+                                       return boxParticles(o.length, o.width, o.thickness, o.radius, o.body.lattice);
+                                     },
                                      path(&ChocolateBarOptions::meshPath)),
-      generator<YarnSheetOptions>("yarn_sheet", yarn, buildYarnSheet),
-      generator<ThreePointBendingOptions>("three_point_bending", bending, buildThreePointBending),
-      generator<TwoSpheresOptions>("two_spheres", twoSpheres, buildTwoSpheres),
-      generator<SphereOnPlaneOptions>("sphere_on_plane", sphereOnPlane, buildSphereOnPlane),
-      generator<MeshSceneOptions>("mesh", mesh, buildMeshScene, path(&MeshSceneOptions::path)),
+      generator<YarnSheetOptions>("yarn_sheet", yarn, buildYarnSheet,
+                                  [](const YarnSheetOptions& o) {
+                                    const double x = o.yarnsX, y = o.yarnsY, k = o.particlesPerCell;
+                                    return x * (y * k + 1) + y * (x * k + 1);
+                                  }),
+      generator<ThreePointBendingOptions>("three_point_bending", bending, buildThreePointBending,
+                                          [](const ThreePointBendingOptions& o) {
+                                            if (o.particles > 0) return static_cast<double>(o.particles);
+                                            if (o.radius > 0)
+                                              return boxParticles(o.length, o.height, o.width, o.radius, o.body.lattice);
+                                            return static_cast<double>(threePointBendingTarget(o.resolution));
+                                          }),
+      generator<TwoSpheresOptions>("two_spheres", twoSpheres, buildTwoSpheres, [](const auto&) { return 2.0; }),
+      generator<SphereOnPlaneOptions>("sphere_on_plane", sphereOnPlane, buildSphereOnPlane,
+                                      [](const auto&) { return 1.0; }),
+      // With a radius, the count is known once the mesh is packed; without, the generator's target.
+      generator<MeshSceneOptions>("mesh", mesh, buildMeshScene,
+                                  [](const MeshSceneOptions& o) { return o.radius == 0 ? 2000.0 : -1.0; },
+                                  path(&MeshSceneOptions::path)),
       Generator{"file", [](ParamSchema& s, const std::string& g) { file.declare(s, g, FileScene{}); },
                 [](const Config& c, const std::string& g, const std::string& p) {
                   return buildFileScene(c, g, readBody(c, p, BodyOptions{}), file.read(c, g));
-                }}};
+                },
+                [](const Config&, const std::string&, const std::string&) { return -1.0; }}};
   return all;
 }
 
@@ -382,6 +426,13 @@ System buildFileScene(const Config& c, const std::string& g, const BodyOptions& 
 }
 
 }  // namespace
+
+double sceneParticleCount(const Config& c, const std::string& p) {
+  const std::string gen = c.getString(p + ".generator");
+  for (const Generator& generator : generators())
+    if (generator.name == gen) return generator.particles(c, p + "." + gen, p);
+  return -1.0;
+}
 
 System buildScene(const Config& c, const std::string& p) {
   const std::string gen = c.getString(p + ".generator");

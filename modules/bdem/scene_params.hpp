@@ -30,6 +30,11 @@ void declareParticleSetParams(ParamSchema& schema);
 // `file:line: <prefix>.<generator>.<arg>`.
 System buildScene(const Config& config, const std::string& prefix);
 
+// The particles the scene will have, from its (validated) parameters alone, before anything is
+// built (the resource estimate, framework/run/limits.hpp); < 0 when a file or a mesh packed at a
+// given radius must be read first.
+double sceneParticleCount(const Config& config, const std::string& prefix);
+
 // `path` as written in the scene; relative paths are taken relative to the scene file's directory
 // (when the config came from a file), else to the working directory.
 std::string resolveScenePath(const Config& config, const std::string& path);
