@@ -8,20 +8,18 @@
 #include <cstdio>
 
 #include "modules/avi/avi_module.hpp"
+#include "modules/avi/avi_params.hpp"
 #include "modules/avi/scene_params.hpp"
 
 namespace kinema::avi {
 
 run::ResourceEstimate AviModule::estimate(const Config& config, int ranks) {
-  if (config.getString("avi.scene.generator") == "cloth_spikes") {
-    // Counted from the parameters: its resolution reaches millions of vertices, which generating
-    // the scene would already allocate. Measured at resolution 48 (16055 vertices, 1.37M candidate
-    // contact pairs): 57 KB per vertex at set-up (kinema check), plus about 80 MB per process.
-    const std::string g = "avi.scene.cloth_spikes";
-    const double W = config.getReal(g + ".cloth_width"), L = config.getReal(g + ".cloth_length");
-    const auto ny = static_cast<double>(config.getInt(g + ".resolution"));
-    const double nx = std::max(1.0, std::round(ny * L / W));
-    const double vertices = static_cast<double>(config.getInt(g + ".cloths")) * (nx + 1) * (ny + 1);
+  const AviParams params = readAviParams(config);
+  if (const double vertices = countedVertices(config, kSceneGroup); vertices >= 0) {
+    // Counted from the parameters (cloth_spikes): its resolution reaches millions of vertices,
+    // which generating the scene would already allocate. Measured at resolution 48 (16055 vertices,
+    // 1.37M candidate contact pairs): 57 KB per vertex at set-up (kinema check), plus about 80 MB
+    // per process.
     run::ResourceEstimate e;
     e.bytes = 60e3 * vertices + 80e6 * ranks;
     char detail[160];
@@ -29,8 +27,8 @@ run::ResourceEstimate AviModule::estimate(const Config& config, int ranks) {
     e.detail = detail;
     return e;
   }
-  const Scene scene = buildScene(config, "avi.scene");
-  const double end = config.getReal("avi.end_time");
+  const Scene scene = buildScene(config, kSceneGroup);
+  const double end = params.endTime;
   double events = 0;
   for (const ForceElement& f : scene.forces)
     if (f.h > 0) events += std::ceil(end / f.h);

@@ -38,7 +38,7 @@ void AviModule::setup(run::RunContext& ctx) {
   p_ = readAviParams(c);
   generator_ = c.getString("avi.scene.generator");
   la::requireDistributedBackend(ctx.backend, ctx.comm.size(), "avi");
-  Scene scene = buildScene(c, "avi.scene");
+  Scene scene = buildScene(c, kSceneGroup);
   sceneName_ = scene.name.empty() ? generator_ : scene.name;
   // README decision 57, step 1: every step is dyadic by default, at every rank count, so the result
   // does not depend on the rank count (README decision 16).

@@ -96,7 +96,7 @@ const ParamBindings<AviParams>& bindings() {
 
 void declareAviParams(ParamSchema& s) {
   bindings().declare(s, "avi");
-  declareSceneParams(s, "avi.scene");
+  declareSceneParams(s, kSceneGroup);
 }
 
 AviParams readAviParams(const Config& c) {

@@ -16,6 +16,9 @@
 
 namespace kinema::avi {
 
+// Where the scene's keys are (scene_params.hpp): avi.scene.generator, avi.scene.<generator>.*.
+inline constexpr const char* kSceneGroup = "avi.scene";
+
 struct AviParams {
   EngineOptions engine;   // every avi.integrator.* and avi.broad_phase.* key
   std::string mode = "certificates";  // avi.integrator.mode as given (engine.bruteForce follows it)

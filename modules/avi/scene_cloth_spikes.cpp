@@ -92,6 +92,18 @@ const ParamBindings<ClothSpikesOptions>& bindings() {
 
 void declareClothSpikes(ParamSchema& s, const std::string& g) { bindings().declare(s, g); }
 
+namespace {
+// Cells along the cloth's length for `resolution` across its width: the same spacing both ways.
+int lengthCells(const ClothSpikesOptions& a) {
+  return std::max(1, static_cast<int>(std::lround(a.resolution * a.clothLength / a.clothWidth)));
+}
+}  // namespace
+
+double clothSpikesVertices(const Context& c) {
+  const ClothSpikesOptions a = c.read(bindings());
+  return static_cast<double>(a.cloths) * (lengthCells(a) + 1) * (a.resolution + 1);
+}
+
 Scene buildClothSpikes(const Context& c) {
   const ClothSpikesOptions a = c.read(bindings());
   // Checked before anything is built (issue 20: resolution 400 took minutes and 23 GB generating
@@ -99,8 +111,7 @@ Scene buildClothSpikes(const Context& c) {
   // h / sqrt(2) from the nearest triangle it is not part of, which must exceed 2 eta.
   {
     const double W = a.clothWidth, L = a.clothLength, eta = c.eta(0.1);
-    const int ny = a.resolution;
-    const int nx = std::max(1, static_cast<int>(std::lround(ny * L / W)));
+    const int ny = a.resolution, nx = lengthCells(a);
     const double h = std::min(W / ny, L / nx);
     if (h / std::sqrt(2.0) <= 2 * eta)
       c.bad("resolution", str(ny, " gives a grid spacing of ", h, ", so a cloth vertex lies ", h / std::sqrt(2.0),
@@ -140,8 +151,7 @@ Scene buildClothSpikes(const Context& c) {
   }
   // Cloths.
   const double W = a.clothWidth, L = a.clothLength;
-  const int ny = a.resolution;
-  const int nx = std::max(1, static_cast<int>(std::lround(ny * L / W)));
+  const int ny = a.resolution, nx = lengthCells(a);
   ShellOptions cloth;
   cloth.material = a.material;
   const double drop = a.dropHeight;

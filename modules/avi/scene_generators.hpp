@@ -108,6 +108,8 @@ Scene buildSpherePlate(const Context& c);
 Scene buildSphereWedge(const Context& c);
 Scene buildTwoShells(const Context& c);
 Scene buildClothSpikes(const Context& c);
+// 2 cloths of (nx + 1)(resolution + 1) vertices, from the arguments alone (the resource estimate).
+double clothSpikesVertices(const Context& c);
 Scene buildTrashCompactor(const Context& c);
 Scene buildRodKnot(const Context& c);
 Scene buildMesh(const Context& c);

@@ -13,14 +13,6 @@
 
 namespace kinema::avi {
 
-const std::vector<std::string>& sceneGenerators() {
-  static const std::vector<std::string> names{"spring_on_plane", "balls_2d",        "balls_3d",   "sphere_plate",
-                                              "sphere_wedge",    "cloth_spikes",    "trash_compactor",
-                                              "rod_knot",        "two_shells",      "particles_free", "mesh",
-                                              "particles"};
-  return names;
-}
-
 namespace scenes {
 
 void Context::bad(const std::string& arg, const std::string& what) const {
@@ -132,21 +124,64 @@ const ParamBindings<S>& sharedBindings() {
 
 }  // namespace
 
+namespace {
+
+// One generator: its arguments under `<prefix>.<name>` (declared in its file, bound once there),
+// how it builds the scene, and, for a scene too large to generate just to count it, its vertex
+// count from the arguments alone.
+struct Generator {
+  const char* name;
+  void (*declare)(ParamSchema&, const std::string& g);
+  Scene (*build)(const scenes::Context&);
+  double (*vertices)(const scenes::Context&) = nullptr;
+};
+
+// In the order of the `generator` choice.
+const std::vector<Generator>& generators() {
+  using namespace scenes;
+  static const std::vector<Generator> all{
+      {"spring_on_plane", declareSpring, buildSpring},
+      {"balls_2d", declareBalls2d, buildBalls2d},
+      {"balls_3d", declareBalls3d, buildBalls3d},
+      {"sphere_plate", declareSpherePlate, buildSpherePlate},
+      {"sphere_wedge", declareSphereWedge, buildSphereWedge},
+      {"cloth_spikes", declareClothSpikes, buildClothSpikes, clothSpikesVertices},
+      {"trash_compactor", declareTrashCompactor, buildTrashCompactor},
+      {"rod_knot", declareRodKnot, buildRodKnot},
+      {"two_shells", declareTwoShells, buildTwoShells},
+      {"particles_free", declareParticlesFree, buildParticlesFree},
+      {"mesh", declareMesh, buildMesh},
+      {"particles", declareParticles, buildParticles},
+  };
+  return all;
+}
+
+const Generator* findGenerator(const std::string& name) {
+  for (const Generator& g : generators())
+    if (name == g.name) return &g;
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<std::string>& sceneGenerators() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const Generator& g : generators()) n.emplace_back(g.name);
+    return n;
+  }();
+  return names;
+}
+
 void declareSceneParams(ParamSchema& s, const std::string& prefix) {
-  const std::string& p = prefix;
-  sharedBindings().declare(s, p);
-  scenes::declareSpring(s, p + ".spring_on_plane");
-  scenes::declareBalls2d(s, p + ".balls_2d");
-  scenes::declareBalls3d(s, p + ".balls_3d");
-  scenes::declareParticlesFree(s, p + ".particles_free");
-  scenes::declareSpherePlate(s, p + ".sphere_plate");
-  scenes::declareSphereWedge(s, p + ".sphere_wedge");
-  scenes::declareTwoShells(s, p + ".two_shells");
-  scenes::declareClothSpikes(s, p + ".cloth_spikes");
-  scenes::declareTrashCompactor(s, p + ".trash_compactor");
-  scenes::declareRodKnot(s, p + ".rod_knot");
-  scenes::declareMesh(s, p + ".mesh");
-  scenes::declareParticles(s, p + ".particles");
+  sharedBindings().declare(s, prefix);
+  for (const Generator& g : generators()) g.declare(s, prefix + "." + g.name);
+}
+
+double countedVertices(const Config& config, const std::string& prefix) {
+  const scenes::Context c(config, prefix, sharedBindings().read(config, prefix));
+  const Generator* g = findGenerator(c.generator());
+  return g != nullptr && g->vertices != nullptr ? g->vertices(c) : -1.0;
 }
 
 Scene buildScene(const Config& config, const std::string& prefix) {
@@ -154,19 +189,9 @@ Scene buildScene(const Config& config, const std::string& prefix) {
   const std::string& gen = c.generator();
   Scene scene;
   try {
-    if (gen == "spring_on_plane") scene = scenes::buildSpring(c);
-    else if (gen == "balls_2d") scene = scenes::buildBalls2d(c);
-    else if (gen == "balls_3d") scene = scenes::buildBalls3d(c);
-    else if (gen == "particles_free") scene = scenes::buildParticlesFree(c);
-    else if (gen == "sphere_plate") scene = scenes::buildSpherePlate(c);
-    else if (gen == "sphere_wedge") scene = scenes::buildSphereWedge(c);
-    else if (gen == "two_shells") scene = scenes::buildTwoShells(c);
-    else if (gen == "cloth_spikes") scene = scenes::buildClothSpikes(c);
-    else if (gen == "trash_compactor") scene = scenes::buildTrashCompactor(c);
-    else if (gen == "rod_knot") scene = scenes::buildRodKnot(c);
-    else if (gen == "mesh") scene = scenes::buildMesh(c);
-    else if (gen == "particles") scene = scenes::buildParticles(c);
-    else throw InputError(str(prefix, ".generator: unknown generator '", gen, "'"));
+    const Generator* g = findGenerator(gen);
+    if (g == nullptr) throw InputError(str(prefix, ".generator: unknown generator '", gen, "'"));
+    scene = g->build(c);
     if (scene.name.empty()) scene.name = gen;
     scene.validate();
   } catch (Error& e) {

@@ -20,6 +20,11 @@ const std::vector<std::string>& sceneGenerators();
 
 void declareSceneParams(ParamSchema& schema, const std::string& prefix);
 
+// The vertex count of a generator whose scene can be too large to build for an estimate
+// (cloth_spikes), from its arguments alone; < 0 for the others, which the estimate builds
+// (avi_estimate.cpp).
+double countedVertices(const Config& config, const std::string& prefix);
+
 // Builds and validates the scene the config describes. Bad arguments are InputErrors naming
 // `file:line: <prefix>.<generator>.<arg>`.
 Scene buildScene(const Config& config, const std::string& prefix);
