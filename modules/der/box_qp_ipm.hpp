@@ -7,6 +7,7 @@
 // factorisation per iteration, because Sigma changes the diagonal). One factorisation serves the
 // predictor and the corrector solve. Fraction to the boundary 0.995, one step length for primal and
 // dual variables (the dual residual of a QP depends on x).
+#include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
@@ -46,6 +47,31 @@ class BoxQpIpm {
   const BoxQpIpmOptions& options() const { return options_; }
 
  private:
+  // The box: which bounds of variable i are finite barrier terms, and whether it is fixed.
+  struct Box {
+    std::span<const double> lower, upper;
+    bool hasL(std::size_t i) const;
+    bool hasU(std::size_t i) const;
+    bool fixed(std::size_t i) const;
+  };
+  // K = A with the rows and columns of fixed variables replaced by the identity, plus Sigma on the
+  // diagonal when withSigma.
+  void formK(const BandedSymmetric& A, const Box& box, bool withSigma);
+  // x, the slacks and multipliers of the start; returns the number m of barrier terms.
+  int startingPoint(const BandedSymmetric& A, std::span<const double> b, const Box& box, std::span<double> x);
+  // The dual residual r_d (kept) and mu at x; returns the scaled KKT residual of the stopping test.
+  double residuals(const BandedSymmetric& A, std::span<const double> b, const Box& box, std::span<const double> x,
+                   int m, double bmax, double& mu);
+  // Largest step in (0, inf] keeping s_l, s_u, z_l, z_u nonnegative along (dx, dzl, dzu).
+  double maxStep(const Box& box, const std::vector<double>& dx, const std::vector<double>& dzl,
+                 const std::vector<double>& dzu) const;
+  // Solves for dx, dzl, dzu given the complementarity targets r_l, r_u (held in dzl, dzu on entry).
+  void newtonStep(const Box& box, std::vector<double>& dx, std::vector<double>& dzl, std::vector<double>& dzu);
+  // Mehrotra's predictor: the affine step and sigma = (mu_aff / mu)^3.
+  double predictorSigma(const Box& box, int m, double mu);
+  // The corrector step to sigma mu, taken with the fraction to the boundary; returns its length.
+  double correctorStep(const Box& box, double sigma, double mu, std::span<double> x);
+
   BoxQpIpmOptions options_;
   BandedSymmetric K_;
   BandedLdlt ldlt_;
