@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "framework/core/error.hpp"
+#include "framework/io/hdf5_probe.hpp"
 
 namespace kinema::io {
 
@@ -448,9 +449,19 @@ H5File::H5File(std::string path, Mode mode, Comm comm) : path_(std::move(path)),
     // inside HDF5's flush can leave its metadata in any state, and a restart that hangs in HDF5
     // is worse than one that sets the file aside. The scan reads the file once (a restart of a run
     // with gigabytes of frames reads them once more).
-    std::string heap = comm_.isRoot() ? damagedLocalHeap(path_) : std::string();
-    heap = comm_.broadcast(heap, 0);
-    if (!heap.empty()) throw InputError(heap);
+    // Then a child process reads the file's metadata with HDF5 (hdf5_probe.hpp): a file on which
+    // HDF5 crashes or hangs is refused before it is opened here.
+    std::string problem;
+    if (comm_.isRoot()) {
+      try {
+        problem = damagedLocalHeap(path_);
+        if (problem.empty()) problem = probeHdf5InChild(path_, hdf5ProbeSettingsFromEnv());
+      } catch (const InputError& e) {
+        problem = e.message();
+      }
+    }
+    problem = comm_.broadcast(problem, 0);
+    if (!problem.empty()) throw InputError(problem);
   }
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   if (!fapl.valid() || H5Pset_fapl_mpio(fapl.get(), comm_.raw(), MPI_INFO_NULL) < 0)

@@ -11,10 +11,16 @@
 //   memory (the fuzzer's inputs were not kept; this one is a seed with that dataspace changed).
 // - checkpoint_dataset_extent.h5: the same for a checkpoint: /impact_state claims 2^30 values
 //   (8 GiB) in 9 KB; the checksum walk read them as fill values.
+// - hdf5_open_sohm_segv.h5, hdf5_btree_accum_segv.h5: files on which HDF5 1.10.8 itself crashes
+//   (a null read in H5F__accum_read, through a message flagged as shared and through a group
+//   B-tree; h5dump -H crashes on both): refused after a child process crashed reading them
+//   (hdf5_probe.hpp).
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -24,6 +30,7 @@
 #include "framework/core/error.hpp"
 #include "framework/io/checkpoint.hpp"
 #include "framework/io/hdf5_file.hpp"
+#include "framework/io/hdf5_probe.hpp"
 #include "modules/bdem/particle_file.hpp"
 #include "modules/der/strand_set_file.hpp"
 #include "test_util.hpp"
@@ -182,6 +189,109 @@ TEST(DamagedFiles, ParticleFileExtentsAreChecked) {
   o.path = rows;
   msg = refusedQuickly([&] { bdem::readParticleFile(o); });
   EXPECT_TRUE(has(msg, "/particles/radius")) << msg;
+}
+
+// The files on which HDF5 itself crashes: a child process meets the crash, this process refuses
+// the file with an InputError naming it and the signal, on every rank, through H5File and the
+// checkpoint reader. Without the check (KINEMA_HDF5_CHECK=off) the probe gives no verdict; the
+// file is not opened here then, since this process would crash.
+TEST(DamagedFiles, FilesOnWhichHdf5CrashesAreRefusedFromAChildProcess) {
+  for (const char* name : {"hdf5_open_sohm_segv.h5", "hdf5_btree_accum_segv.h5"}) {
+    const std::string file = data(name);
+    std::string msg = refusedQuickly([&] { H5File f(file, H5File::Mode::read, Comm::world()); });
+    EXPECT_TRUE(has(msg, file)) << msg;
+    EXPECT_TRUE(has(msg, "crashed with signal")) << msg;
+    EXPECT_TRUE(has(msg, "child process")) << msg;
+    msg = refusedQuickly([&] { CheckpointReader in(file, Comm::world()); });
+    EXPECT_TRUE(has(msg, "checkpoint " + file)) << msg;
+    EXPECT_TRUE(has(msg, "crashed with signal")) << msg;
+    msg = refusedQuickly([&] { der::readStrandOffsets(file, Comm::world()); });
+    EXPECT_TRUE(has(msg, file)) << msg;
+    Hdf5ProbeSettings off;
+    off.enabled = false;
+    EXPECT_EQ(probeHdf5InChild(file, off), "");
+  }
+}
+
+// tests/io/data/hdf5_crashes: inputs that fuzz_checkpoint and fuzz_strands were running when
+// HDF5 1.10.8 crashed (SIGSEGV in H5F__accum_read), 26-27 Nov 2026; of the 817 inputs left behind
+// by harness processes that died, these 4 (and the two files above) crash a release build's
+// checkpoint and strand readers on their own when the check is off. Every one is refused by both
+// readers, and this process goes on.
+TEST(DamagedFiles, EveryKeptHdf5CrashIsRefused) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(data("hdf5_crashes"))) files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), 4u);
+  for (const auto& file : files) {
+    std::string msg = refusedQuickly([&] { CheckpointReader in(file, Comm::world()); });
+    EXPECT_TRUE(has(msg, file) && has(msg, "child process")) << msg;
+    msg = refusedQuickly([&] { der::readStrandSet(file, Comm::world(), 0, 1); });
+    EXPECT_TRUE(has(msg, file) && has(msg, "child process")) << msg;
+  }
+}
+
+// Files HDF5 reads (or refuses cleanly) pass the check: a file just written, and damaged files
+// whose problem the readers of this process find themselves (their messages are tested above).
+TEST(DamagedFiles, TheChildCheckPassesFilesHdf5ReadsOrRefusesCleanly) {
+  const std::string good = test::scratchDir("probe_good") + "/good.h5";
+  {
+    H5File f(good, H5File::Mode::create, Comm::world());
+    const std::vector<double> v{1, 2, 3, 4, 5, 6};
+    f.writeSlab("/a/b", {2, 3}, 0, Comm::world().isRoot() ? std::span<const double>(v) : std::span<const double>());
+    f.writeAttribute("/a", "name", std::string("x"));
+    f.writeAttribute("/a/b", "n", std::int64_t{7});
+  }
+  if (Comm::world().isRoot()) {
+    const Hdf5ProbeSettings on;
+    EXPECT_EQ(probeHdf5InChild(good, on), "");
+    for (const char* name : {"checkpoint_dataset_extent.h5", "strands_offsets_extent.h5", "strands_compact_empty.h5",
+                             "checkpoint_numeric_layout.h5"})
+      EXPECT_EQ(probeHdf5InChild(data(name), on), "") << name;
+    // Not HDF5 at all: HDF5 refuses it cleanly in the child; the open here names it.
+    EXPECT_EQ(probeHdf5InChild(std::string(KINEMA_SOURCE_DIR) + "/README.md", on), "");
+  }
+  H5File f(good, H5File::Mode::read, Comm::world());
+  EXPECT_EQ(f.readAttributeInt("/a/b", "n"), 7);
+}
+
+// A child that does not finish in time is killed and the file refused, naming the timeout and the
+// variable that sets it: the looping local heap (refused earlier by damagedLocalHeap in H5File)
+// keeps HDF5 busy without end.
+TEST(DamagedFiles, TheChildCheckIsBoundedInTime) {
+  if (!Comm::world().isRoot()) return;
+  Hdf5ProbeSettings s;
+  s.timeoutSeconds = 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string msg = probeHdf5InChild(data("checkpoint_heap_loop.h5"), s);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(has(msg, "did not finish within 1 s")) << msg;
+  EXPECT_TRUE(has(msg, "KINEMA_HDF5_CHECK_TIMEOUT")) << msg;
+  EXPECT_LT(took, 4) << msg;
+}
+
+// The two environment variables: defaults, accepted values, and bad values refused by name.
+TEST(DamagedFiles, TheChildCheckSettingsComeFromTheEnvironment) {
+  ::unsetenv("KINEMA_HDF5_CHECK");
+  ::unsetenv("KINEMA_HDF5_CHECK_TIMEOUT");
+  Hdf5ProbeSettings s = hdf5ProbeSettingsFromEnv();
+  EXPECT_TRUE(s.enabled);
+  EXPECT_EQ(s.timeoutSeconds, 60);
+  ::setenv("KINEMA_HDF5_CHECK", "off", 1);
+  ::setenv("KINEMA_HDF5_CHECK_TIMEOUT", "2.5", 1);
+  s = hdf5ProbeSettingsFromEnv();
+  EXPECT_FALSE(s.enabled);
+  EXPECT_EQ(s.timeoutSeconds, 2.5);
+  ::setenv("KINEMA_HDF5_CHECK", "maybe", 1);
+  EXPECT_TRUE(has(test::messageOf<InputError>([] { hdf5ProbeSettingsFromEnv(); }), "KINEMA_HDF5_CHECK='maybe'"));
+  ::setenv("KINEMA_HDF5_CHECK", "on", 1);
+  for (const char* bad : {"0", "1e9", "nan", "ten", ""}) {
+    ::setenv("KINEMA_HDF5_CHECK_TIMEOUT", bad, 1);
+    const std::string msg = test::messageOf<InputError>([] { hdf5ProbeSettingsFromEnv(); });
+    EXPECT_TRUE(has(msg, "KINEMA_HDF5_CHECK_TIMEOUT")) << bad << ": " << msg;
+  }
+  ::unsetenv("KINEMA_HDF5_CHECK");
+  ::unsetenv("KINEMA_HDF5_CHECK_TIMEOUT");
 }
 
 }  // namespace
