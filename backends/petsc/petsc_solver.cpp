@@ -269,6 +269,12 @@ PetscErrorCode PetscLinearSolver::convergenceTest(KSP ksp, PetscInt /*it*/, Pets
 }
 
 SolverStats PetscLinearSolver::solve(const Vector& b, Vector& x) {
+  const SolverStats s = solveOnce(b, x);
+  reuse_.solved(s.iterations);
+  return s;
+}
+
+SolverStats PetscLinearSolver::solveOnce(const Vector& b, Vector& x) {
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   if (!op_.bound()) throw Error(str(description(), ": solve() called before setOperator()"));

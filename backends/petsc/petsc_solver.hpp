@@ -47,6 +47,7 @@ class PetscLinearSolver final : public LinearSolver {
   const std::string& prefix() const { return opts_.prefix; }
 
  private:
+  SolverStats solveOnce(const Vector& b, Vector& x);  // solve() before the reuse bookkeeping
   void createKsp(const Comm& comm);
   void configureKsp(const Comm& comm);
   void configurePreconditioner();

@@ -233,6 +233,13 @@ class BelosSolver final : public LinearSolver {
   }
 
   SolverStats solve(const Vector& b, Vector& x) override {
+    const SolverStats s = solveOnce(b, x);
+    reuse_.solved(s.iterations);
+    return s;
+  }
+
+ private:
+  SolverStats solveOnce(const Vector& b, Vector& x) {
     Clock clock;
     if (!A_) throw Error(str(description(), ": solve() called before setOperator()"));
     const TrilinosVector& tb = asTrilinos(b, "linear solver (b)");
@@ -335,6 +342,7 @@ class BelosSolver final : public LinearSolver {
     return s;
   }
 
+ public:
   void setTolerances(double rtol, double atol) override {
     opts_.rtol = rtol;
     opts_.atol = atol;

@@ -813,7 +813,7 @@ std::string loadAverage() {
 }
 
 std::string speedBackend = "petsc", speedPc = "amg", speedReuse = "full";
-bool speedFreshPattern = true;
+bool speedFreshPattern = false;  // the module default (bdem.fresh_pattern false)
 double speedScale = 1.0;
 int speedImplSteps = 2, speedExplSteps = 20;
 std::vector<std::string> speedScenes;
@@ -941,7 +941,7 @@ int main(int argc, char** argv) {
     else if (a == "--speed-steps") speedImplSteps = std::stoi(next());
     else if (a == "--speed-explicit-steps") speedExplSteps = std::stoi(next());
     else if (a == "--speed-reuse") speedReuse = next();
-    else if (a == "--speed-keep-pattern") speedFreshPattern = false;
+    else if (a == "--speed-fresh-pattern") speedFreshPattern = true;
     else if (a == "--speed-backend") speedBackend = next();
     else if (a == "--speed-pc") speedPc = next();
     else {
@@ -951,7 +951,7 @@ int main(int argc, char** argv) {
                      "       [--t2-speed V] [--t2-frame S] [--t2-frames N] [--t2-compression] [--t2-res low,middle,high] "
                      "[--linear-radius R] [--verbose-frames]\n"
                      "       [--speed-scale F] [--speed-scenes \"Beam Stretch,Plate,...\"] [--speed-steps N] "
-                     "[--speed-explicit-steps N] [--speed-reuse none|interpolation|full] [--speed-keep-pattern] [--speed-backend B] "
+                     "[--speed-explicit-steps N] [--speed-reuse none|interpolation|full] [--speed-fresh-pattern] [--speed-backend B] "
                      "[--speed-pc P]\n";
       return 64;
     }

@@ -381,9 +381,11 @@ void KrylovSolver::setPreconditioner(PreconditionerPtr P) {
 
 SolverStats KrylovSolver::solve(const Vector& b, Vector& x) {
   if (!A_) throw Error(str(description(), ": solve() called before setOperator()"));
-  if (opts_.type == "cg") return conjugateGradient(*A_, *pc_, b, x, opts_);
-  if (opts_.type == "minres") return minres(*A_, *pc_, b, x, opts_);
-  return gmres(*A_, *pc_, b, x, opts_);
+  const SolverStats s = opts_.type == "cg"       ? conjugateGradient(*A_, *pc_, b, x, opts_)
+                        : opts_.type == "minres" ? minres(*A_, *pc_, b, x, opts_)
+                                                 : gmres(*A_, *pc_, b, x, opts_);
+  reuse_.solved(s.iterations);
+  return s;
 }
 
 std::string KrylovSolver::description() const {

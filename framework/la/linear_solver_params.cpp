@@ -36,7 +36,8 @@ const ParamBindings<LinearSolverOptions>& linearSolverBindings() {
     r.choice(kReusePreconditioner, &O::reusePreconditioner, {"none", "interpolation", "full"},
              "on a refill of the same matrix (values changed, pattern not): none = set the "
              "preconditioner up anew, interpolation = AMG keeps its aggregates / interpolation "
-             "and recomputes the coarse operators (GAMG, MueLu RP), full = keep it as it is");
+             "and recomputes the coarse operators (GAMG, MueLu RP), full = keep it as it is until a solve "
+             "takes more than twice the iterations of the first solve after the set-up");
     r.custom(
         "native",
         [](ParamSchema& s, const std::string& key, const O&) -> ParamSpec& {

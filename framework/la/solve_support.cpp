@@ -31,13 +31,26 @@ bool PreconditionerReuse::keep(const OperatorPtr& A) const {
   const auto held = op_.lock();
   if (held.get() != A.get()) return false;
   const auto* M = dynamic_cast<const Matrix*>(A.get());
-  return M != nullptr && M->patternVersion() == pattern_;
+  if (M == nullptr || M->patternVersion() != pattern_) return false;
+  if (baseline_ > 0 && last_ > kRefreshFactor * baseline_) {
+    ++refreshes_;
+    return false;
+  }
+  return true;
 }
 
 void PreconditionerReuse::record(const OperatorPtr& A) {
   op_ = A;
   const auto* M = dynamic_cast<const Matrix*>(A.get());
   pattern_ = M ? M->patternVersion() : 0;
+  baseline_ = 0;
+  last_ = 0;
+}
+
+void PreconditionerReuse::solved(int iterations) {
+  if (iterations <= 0) return;
+  if (baseline_ == 0) baseline_ = iterations;
+  last_ = iterations;
 }
 
 }  // namespace kinema::la

@@ -22,7 +22,7 @@ struct BdemParams {
   double endTime = 0;
   int substeps = 1;              // time steps per runner step (a frame interval)
   int fragmentsEvery = 1;        // fragment count every this many runner steps (0: never)
-  bool freshPattern = true;      // new Hessian pattern every implicit step (bitwise restarts)
+  bool freshPattern = false;     // true: a new Hessian pattern every implicit step (README decision 12)
   BondModel model;               // shear form, bend/twist measure, tension-only fracture (README decisions 13-14, 34)
   ContactParams contact;         // applied over the scene's values only where the scene sets them:
   bool kecSet = false, kcSet = false, muSSet = false, muRSet = false, rollingSet = false;

@@ -13,11 +13,17 @@ namespace kinema::bdem {
 // at its cap 0.5 over the first iterations of a large step; the loose solves then cost 2-8x more
 // Newton iterations, each with a full Hessian assembly, and Eq. 31 was slower on 6 of 7 scenes.
 // `bdem.newton.forcing: eq31` selects the paper's form (with forcing_of: measure by default).
+// The preconditioner is kept while it works (below): 1.3-1.5x on long runs with AMG
+// (docs/benchmarks/bdem.md, section 6).
 inline solvers::NewtonOptions defaultBdemNewton() {
   solvers::NewtonOptions o;
   o.forcing = "fixed";
   o.linear.rtol = 1e-6;
   o.forcingOf = "measure";
+  // The AMG (or IC(0)) set-up is kept across Newton iterations and, with the pattern kept
+  // (bdem.fresh_pattern false), across steps, and made again when a solve takes more than twice
+  // the Krylov iterations of the first one after it (la::PreconditionerReuse; README decision 12).
+  o.linear.reusePreconditioner = "full";
   return o;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "framework/la/krylov.hpp"
+#include "framework/la/solve_support.hpp"
 #include "la_test_util.hpp"
 
 namespace kinema::test {
@@ -271,6 +272,81 @@ TEST_P(SolverTest, ZeroRightHandSide) {
     EXPECT_EQ(st.finalResidual, 0.0);
     EXPECT_EQ(x->normInf(), 0.0);
   }
+}
+
+// reuse_preconditioner full keeps the set-up for a refill of the same pattern while it works, and
+// sets it up again after a solve that took more than PreconditionerReuse::kRefreshFactor times the
+// iterations of the first solve after the set-up. A diagonal matrix with Jacobi converges in one
+// iteration; refilled with another diagonal, the kept Jacobi needs many; the next refill is set up
+// again and takes one iteration again.
+TEST_P(SolverTest, FullReuseSetsUpAgainWhenTheSolvesSlowDown) {
+  auto map = uniform(kN, 1);
+  auto asmb = backend->createAssembler(map, map);
+  auto fillA = [&](bool reversed) {
+    asmb->begin();
+    for (GlobalIndex g = map->ownedBegin(); g < map->ownedEnd(); ++g) {
+      const double d = reversed ? 1.0 + 10.0 * static_cast<double>(kN - g) : 1.0 + 10.0 * static_cast<double>(g);
+      asmb->addScalar(g, g, d);
+      if (g > 0) asmb->addScalar(g, g - 1, 0.0);  // the pattern is tridiagonal, the values diagonal
+      if (g + 1 < kN) asmb->addScalar(g, g + 1, 0.0);
+    }
+    return asmb->end();
+  };
+  la::LinearSolverOptions o = options("cg", "jacobi", 1e-10);
+  o.reusePreconditioner = "full";
+  auto solver = backend->createLinearSolver(o);
+  auto solveWith = [&](const la::MatrixPtr& A) {
+    solver->setOperator(A);
+    auto b = A->createRangeVector();
+    fill(*b, [](GlobalIndex g) { return 1.0 + static_cast<double>(g % 7); });
+    auto x = A->createDomainVector();
+    const la::SolverStats st = solver->solve(*b, *x);
+    EXPECT_TRUE(st.converged);
+    return st.iterations;
+  };
+  la::MatrixPtr A = fillA(false);
+  const std::uint64_t pattern = A->patternVersion();
+  const int fresh = solveWith(A);            // set up on A: Jacobi is (nearly) exact
+  EXPECT_LE(fresh, 2);
+  A = fillA(true);
+  ASSERT_EQ(A->patternVersion(), pattern);   // a refill: the set-up is kept...
+  const int stale = solveWith(A);
+  EXPECT_GT(stale, 2 * fresh) << "the kept Jacobi no longer fits the values";
+  A = fillA(true);
+  EXPECT_EQ(solveWith(A), fresh) << "after a solve of " << stale << " iterations the set-up is made again";
+  A = fillA(true);
+  EXPECT_EQ(solveWith(A), fresh);            // and kept again while it works
+}
+
+// The rule itself: the first solve after a set-up sets the baseline (solves of no iteration do
+// not count); a later one above twice it refuses the next keep; a set-up starts over.
+TEST(PreconditionerReuse, RefreshesAfterASolveOfMoreThanTwiceTheBaseline) {
+  auto backend = la::createBackend("eigen");
+  auto map = la::IndexMap::uniform(Comm::self(), 2, 1);
+  auto asmb = backend->createAssembler(map, map);
+  asmb->begin();
+  asmb->addScalar(0, 0, 1.0);
+  asmb->addScalar(1, 1, 1.0);
+  la::MatrixPtr A = asmb->end();
+  la::PreconditionerReuse r("full");
+  r.record(A);
+  r.solved(0);
+  r.solved(10);
+  EXPECT_TRUE(r.keep(A));
+  r.solved(20);
+  EXPECT_TRUE(r.keep(A)) << "twice the baseline is still kept";
+  r.solved(21);
+  EXPECT_FALSE(r.keep(A));
+  EXPECT_EQ(r.refreshes(), 1);
+  r.record(A);
+  EXPECT_TRUE(r.keep(A));
+  r.solved(40);
+  r.solved(79);
+  EXPECT_TRUE(r.keep(A)) << "the baseline is the first solve after the set-up";
+  la::PreconditionerReuse none("none");
+  none.record(A);
+  none.solved(1);
+  EXPECT_FALSE(none.keep(A));
 }
 
 TEST_P(SolverTest, MaxIterationsIsReportedNotThrown) {

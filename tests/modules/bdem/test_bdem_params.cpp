@@ -79,7 +79,7 @@ TEST(BdemParams, EveryKeyFillsItsField) {
   end_time: 0.5
   substeps: 4
   fragments_every: 0
-  fresh_pattern: false
+  fresh_pattern: true
   model: {shear_form: paper, rot_measure: paper, tension_only: true}
   contact: {enabled: false, padding: 0.25}
   fracture: false
@@ -103,7 +103,7 @@ TEST(BdemParams, EveryKeyFillsItsField) {
   EXPECT_EQ(p.endTime, 0.5);
   EXPECT_EQ(p.substeps, 4);
   EXPECT_EQ(p.fragmentsEvery, 0);
-  EXPECT_FALSE(p.freshPattern);
+  EXPECT_TRUE(p.freshPattern);
   EXPECT_EQ(p.model.shear, ShearForm::Paper);
   EXPECT_EQ(p.model.rot, RotMeasure::Paper);
   EXPECT_TRUE(p.model.tensionOnly);
