@@ -112,7 +112,7 @@ class DerModule : public run::Module {
   // Scene
   StrandParams strands_;  // der.strands.*
   bool optimize_ = true;  // der.optimize.enabled
-  std::string source_, scheme_, outputDir_;
+  std::string scheme_, outputDir_;
   Comm comm_;
   Material material_;
   OptimizerOptions optOptions_;

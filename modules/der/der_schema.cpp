@@ -136,7 +136,6 @@ void DerModule::readParameters(const Config& c) {
   const DerParams p = readDerParams(c);
   strands_ = p.strands;
   optimize_ = p.optimize;
-  source_ = p.strands.source;
   material_ = p.material;
   optOptions_ = p.optimizer;
   scheme_ = p.optimize ? schemeName(optOptions_.scheme) : "naive";

@@ -79,7 +79,7 @@ DerModule::SceneSize DerModule::loadStrands(run::RunContext& ctx, bool optimize)
   const ScenePartition part = partitionScene(scene.vertexOffset, ctx.comm);
   imbalance_ = part.imbalance;
   const SceneSize size{static_cast<std::int64_t>(scene.vertexOffset.size()) - 1, scene.vertexOffset.back()};
-  if (source_ == "file") {
+  if (strands_.source == "file") {
     loadStrandSet(c, ctx.comm, part.mine, optimize);
   } else {
     local_.totalStrands = size.strands;
