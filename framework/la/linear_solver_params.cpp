@@ -60,14 +60,7 @@ const ParamBindings<LinearSolverOptions>& linearSolverBindings() {
   return b;
 }
 
-void declareLinearSolverParams(ParamSchema& schema, const std::string& prefix,
-                               const LinearSolverOptions& defaults) {
-  linearSolverBindings().declare(schema, prefix, defaults);
-}
 
-LinearSolverOptions readLinearSolverOptions(const Config& config, const std::string& prefix) {
-  return linearSolverBindings().read(config, prefix);
-}
 
 void checkLinearSolverChoices(const Config& config, const ParamSchema& schema) {
   if (!schema.find(backendNameKey())) return;

@@ -15,12 +15,7 @@ namespace kinema::la {
 // backend's and the framework's, asked for when declared), so a typo fails validation naming the key.
 const ParamBindings<LinearSolverOptions>& linearSolverBindings();
 
-// linearSolverBindings().declare / .read under `prefix`.
-void declareLinearSolverParams(ParamSchema& schema, const std::string& prefix,
-                               const LinearSolverOptions& defaults = {});
-LinearSolverOptions readLinearSolverOptions(const Config& config, const std::string& prefix);
-
-// Every linear solver declared in `schema` by declareLinearSolverParams names a preconditioner that
+// Every linear solver declared in `schema` by linearSolverBindings().declare names a preconditioner that
 // the scene's backend (`backend.name`, from its registry entry: no backend is created) or the
 // framework offers; otherwise one InputError listing each key, its line and what is offered. Run
 // after Config::validate, so that `kinema check` refuses what `run` would refuse at its first solve.

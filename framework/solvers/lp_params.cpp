@@ -22,10 +22,6 @@ const ParamBindings<LpOptions>& lpBindings() {
   return b;
 }
 
-void declareLpParams(ParamSchema& schema, const std::string& prefix, const LpOptions& defaults) {
-  lpBindings().declare(schema, prefix, defaults);
-}
 
-LpOptions readLpOptions(const Config& config, const std::string& prefix) { return lpBindings().read(config, prefix); }
 
 }  // namespace kinema::solvers

@@ -13,8 +13,5 @@ namespace kinema::solvers {
 // The bindings: a module's own bindings can nest them under a key of theirs.
 const ParamBindings<LpOptions>& lpBindings();
 
-// lpBindings().declare / .read under `prefix`.
-void declareLpParams(ParamSchema& schema, const std::string& prefix, const LpOptions& defaults = {});
-LpOptions readLpOptions(const Config& config, const std::string& prefix);
 
 }  // namespace kinema::solvers

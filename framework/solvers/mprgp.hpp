@@ -72,6 +72,6 @@ class Mprgp {
 
 }  // namespace kinema::solvers
 
-// The parameters (mprgpBindings, declareMprgpParams, readMprgpOptions), for the callers that found
+// The parameters (mprgpBindings), for the callers that found
 // them here before they had a header of their own.
 #include "framework/solvers/mprgp_params.hpp"

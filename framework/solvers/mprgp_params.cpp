@@ -23,12 +23,6 @@ const ParamBindings<MprgpOptions>& mprgpBindings() {
   return b;
 }
 
-void declareMprgpParams(ParamSchema& schema, const std::string& prefix, const MprgpOptions& defaults) {
-  mprgpBindings().declare(schema, prefix, defaults);
-}
 
-MprgpOptions readMprgpOptions(const Config& config, const std::string& prefix) {
-  return mprgpBindings().read(config, prefix);
-}
 
 }  // namespace kinema::solvers

@@ -13,8 +13,5 @@ namespace kinema::solvers {
 // The bindings: a module's own bindings can nest them under a key of theirs.
 const ParamBindings<MprgpOptions>& mprgpBindings();
 
-// mprgpBindings().declare / .read under `prefix`.
-void declareMprgpParams(ParamSchema& schema, const std::string& prefix, const MprgpOptions& defaults = {});
-MprgpOptions readMprgpOptions(const Config& config, const std::string& prefix);
 
 }  // namespace kinema::solvers

@@ -46,12 +46,6 @@ const ParamBindings<NewtonOptions>& newtonBindings() {
   return b;
 }
 
-void declareNewtonParams(ParamSchema& schema, const std::string& prefix, const NewtonOptions& defaults) {
-  newtonBindings().declare(schema, prefix, defaults);
-}
 
-NewtonOptions readNewtonOptions(const Config& config, const std::string& prefix) {
-  return newtonBindings().read(config, prefix);
-}
 
 }  // namespace kinema::solvers

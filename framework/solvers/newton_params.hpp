@@ -13,8 +13,5 @@ namespace kinema::solvers {
 // The bindings: a module's own bindings can nest them under a key of theirs.
 const ParamBindings<NewtonOptions>& newtonBindings();
 
-// newtonBindings().declare / .read under `prefix`.
-void declareNewtonParams(ParamSchema& schema, const std::string& prefix, const NewtonOptions& defaults = {});
-NewtonOptions readNewtonOptions(const Config& config, const std::string& prefix);
 
 }  // namespace kinema::solvers

@@ -44,8 +44,8 @@ void overriding(ParamBindings<P>& r, std::string key, T ContactParams::*value, b
       });
 }
 
-// The keys before `bdem.newton.*` (declared and read by solvers::declareNewtonParams /
-// readNewtonOptions), and those after it: `kinema help` lists them in this order.
+// The keys before `bdem.newton.*` (declared and read by solvers::newtonBindings()), and those
+// after it: `kinema help` lists them in this order.
 const ParamBindings<P>& solverBindings() {
   static const ParamBindings<P> b = [] {
     using O = IntegratorOptions;
@@ -140,7 +140,7 @@ constexpr const char* kPrefix = "bdem";
 void declareBdemParams(ParamSchema& s) {
   const BdemParams d;
   solverBindings().declare(s, kPrefix, d);
-  solvers::declareNewtonParams(s, str(kPrefix, ".newton"), d.integrator.newton);
+  solvers::newtonBindings().declare(s, str(kPrefix, ".newton"), d.integrator.newton);
   runBindings().declare(s, kPrefix, d);
   declareSceneParams(s, kSceneGroup);
   declareParticleSetParams(s);
@@ -149,7 +149,7 @@ void declareBdemParams(ParamSchema& s) {
 BdemParams readBdemParams(const Config& c) {
   BdemParams p;
   solverBindings().readInto(c, kPrefix, p);
-  p.integrator.newton = solvers::readNewtonOptions(c, str(kPrefix, ".newton"));
+  p.integrator.newton = solvers::newtonBindings().read(c, str(kPrefix, ".newton"));
   runBindings().readInto(c, kPrefix, p);
   // Cross-key checks, after every key is read (the keys named for the message only).
   const IntegratorOptions& o = p.integrator;

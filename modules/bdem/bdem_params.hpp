@@ -28,7 +28,7 @@ struct BdemParams {
   bool kecSet = false, kcSet = false, muSSet = false, muRSet = false, rollingSet = false;
 };
 
-// Declares every `bdem.*` key, including `bdem.newton.*` (solvers::declareNewtonParams) and
+// Declares every `bdem.*` key, including `bdem.newton.*` (solvers::newtonBindings()) and
 // `bdem.scene.*` (declareSceneParams).
 void declareBdemParams(ParamSchema& schema);
 // Reads a validated config. Cross-key checks (steps and end_time both 0, ...) throw InputErrors

@@ -25,7 +25,7 @@ auto sim(T ForwardSimOptions::*member) {
   return field(&P::sim, member);
 }
 
-// The keys before der.optimize's own (declareOptimizerParams), and those after them: `kinema help`
+// The keys before der.optimize's own (optimizerBindings()), and those after them: `kinema help`
 // lists them in this order.
 const ParamBindings<P>& sceneBindings() {
   static const ParamBindings<P> b = [] {
@@ -120,7 +120,7 @@ const char* const kOptimize = "der.optimize";
 void DerModule::declare(ParamSchema& schema) {
   const DerParams d;
   sceneBindings().declare(schema, kPrefix, d);
-  declareOptimizerParams(schema, kOptimize);
+  optimizerBindings().declare(schema, kOptimize);
   runBindings().declare(schema, kPrefix, d);
 }
 
@@ -128,7 +128,7 @@ DerParams readDerParams(const Config& c) {
   DerParams p;
   sceneBindings().readInto(c, kPrefix, p);
   runBindings().readInto(c, kPrefix, p);
-  p.optimizer = readOptimizerOptions(c, kOptimize);
+  p.optimizer = optimizerBindings().read(c, kOptimize);
   return p;
 }
 

@@ -5,9 +5,7 @@
 
 namespace kinema::der {
 
-namespace {
-
-const ParamBindings<OptimizerOptions>& bindings() {
+const ParamBindings<OptimizerOptions>& optimizerBindings() {
   static const ParamBindings<OptimizerOptions> b = [] {
     using O = OptimizerOptions;
     using B = BoundsOptions;
@@ -45,27 +43,11 @@ const ParamBindings<OptimizerOptions>& bindings() {
               "start MPRGP from the previous Newton step projected onto the new box (else from 0)");
     r.boolean("scale_bcqp", &O::scaleBcqp,
               "solve the Newton BCQP in variables scaled by sqrt(diag A) (a box stays a box)");
+    r.nested("mprgp", &O::mprgp, solvers::mprgpBindings());
     r.then([](O& o) { o.bounds.eta = o.etaRatio * o.bounds.mu; });  // Eq. 19: eta = eta_ratio * mu
     return r;
   }();
   return b;
-}
-
-std::string join(const std::string& prefix, const std::string& key) {
-  return prefix.empty() ? key : prefix + "." + key;
-}
-
-}  // namespace
-
-void declareOptimizerParams(ParamSchema& schema, const std::string& prefix, const OptimizerOptions& d) {
-  bindings().declare(schema, prefix, d);
-  solvers::declareMprgpParams(schema, join(prefix, "mprgp"), d.mprgp);
-}
-
-OptimizerOptions readOptimizerOptions(const Config& config, const std::string& prefix) {
-  OptimizerOptions o = bindings().read(config, prefix);
-  o.mprgp = solvers::readMprgpOptions(config, join(prefix, "mprgp"));
-  return o;
 }
 
 }  // namespace kinema::der

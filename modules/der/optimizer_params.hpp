@@ -4,6 +4,7 @@
 #include <string>
 
 #include "framework/core/config.hpp"
+#include "framework/core/param_binding.hpp"
 #include "framework/core/params.hpp"
 #include "framework/solvers/mprgp.hpp"
 #include "modules/der/parameters.hpp"
@@ -51,11 +52,10 @@ struct OptimizerOptions {
   }
 };
 
-// Parameters under `prefix` (scheme, rho, mu, eta_ratio, lbar_min, stiffness_min, stiffness_max,
-// weight_stiffness, weight_rest, eps_p, k_max, line_search.max_halvings, line_search.min_step,
-// preconditioner, pivot_floor, warm_start, mprgp.*), each with default, range and help.
-void declareOptimizerParams(ParamSchema& schema, const std::string& prefix,
-                            const OptimizerOptions& defaults = {});
-OptimizerOptions readOptimizerOptions(const Config& config, const std::string& prefix);
+// The parameters under a prefix (scheme, rho, mu, eta_ratio, lbar_min, stiffness_min,
+// stiffness_max, weight_stiffness, weight_rest, eps_p, k_max, line_search.max_halvings,
+// line_search.min_step, preconditioner, pivot_floor, bcqp_solver, warm_start, scale_bcqp, and
+// MPRGP's under `mprgp`), each bound once with default, range, help and the field it fills.
+const ParamBindings<OptimizerOptions>& optimizerBindings();
 
 }  // namespace kinema::der

@@ -26,7 +26,7 @@ void ImpactModule::declare(ParamSchema& schema) {
   moduleBindings().declare(schema, kModulePrefix, ModuleParams{});
   ImpactParams d;
   d.op = "gs-lexicographic";
-  declareImpactParams(schema, kResolver, d);
+  impactBindings().declare(schema, kResolver, d);
 }
 
 SimWorld ImpactModule::buildWorld(const Config& c, std::pair<int, int> block, bool* distributed) {
@@ -98,7 +98,7 @@ SimOptions ImpactModule::readOptions(const Config& c, const SimWorld& w, const C
   o.broadPhase = parseBroadPhase(p.broadPhase);
   o.distributedIslandContacts = p.distributedIslandContacts;
   o.rebalanceImbalance = p.rebalanceImbalance;
-  o.impact = readImpactParams(c, kResolver);
+  impactBindings().readInto(c, kResolver, o.impact);  // o.impact holds ImpactParams{} here
   return o;
 }
 

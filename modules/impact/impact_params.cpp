@@ -25,8 +25,10 @@ std::vector<std::pair<std::string, E>> named(std::initializer_list<E> values) {
   return n;
 }
 
+}  // namespace
+
 // The keys under the prefix, bound once.
-const ParamBindings<P>& bindings() {
+const ParamBindings<ImpactParams>& impactBindings() {
   static const ParamBindings<P> b = [] {
     using O = OperatorOptions;
     using R = ResolverOptions;
@@ -92,18 +94,6 @@ const ParamBindings<P>& bindings() {
     return r;
   }();
   return b;
-}
-
-}  // namespace
-
-void declareImpactParams(ParamSchema& schema, const std::string& prefix, const ImpactParams& d) {
-  bindings().declare(schema, prefix, d);
-}
-
-ImpactParams readImpactParams(const Config& config, const std::string& prefix) {
-  ImpactParams p;
-  bindings().readInto(config, prefix, p);
-  return p;
 }
 
 }  // namespace kinema::impact

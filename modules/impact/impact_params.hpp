@@ -5,6 +5,7 @@
 #include <string>
 
 #include "framework/core/config.hpp"
+#include "framework/core/param_binding.hpp"
 #include "modules/impact/friction.hpp"
 #include "modules/impact/resolver.hpp"
 
@@ -38,7 +39,6 @@ struct ImpactParams {
 // lazy_iterations, lineality.method, lineality.lp_tolerance, lineality.rank_tolerance,
 // lineality.vanish_tolerance, lineality.certificate. The operator choices are the
 // operators registered when this is called.
-void declareImpactParams(ParamSchema& schema, const std::string& prefix, const ImpactParams& defaults = {});
-ImpactParams readImpactParams(const Config& config, const std::string& prefix);
+const ParamBindings<ImpactParams>& impactBindings();
 
 }  // namespace kinema::impact

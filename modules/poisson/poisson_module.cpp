@@ -44,7 +44,7 @@ const ParamBindings<Params>& bindings() {
 
 Params readParams(const Config& config) {
   Params p = bindings().read(config, "poisson");
-  p.solver = la::readLinearSolverOptions(config, "poisson.solver");
+  p.solver = la::linearSolverBindings().read(config, "poisson.solver");
   return p;
 }
 
@@ -53,7 +53,7 @@ Params readParams(const Config& config) {
 void PoissonModule::declare(ParamSchema& schema) {
   const Params defaults;
   bindings().declare(schema, "poisson", defaults);
-  la::declareLinearSolverParams(schema, "poisson.solver", defaults.solver);
+  la::linearSolverBindings().declare(schema, "poisson.solver", defaults.solver);
 }
 
 run::ResourceEstimate PoissonModule::estimate(const Config& config, int ranks) {

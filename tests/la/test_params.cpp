@@ -17,7 +17,7 @@ TEST(LinearSolverParams, DefaultsAndOverrides) {
   la::LinearSolverOptions defaults;
   defaults.type = "minres";
   defaults.rtol = 1e-6;
-  la::declareLinearSolverParams(schema, "poisson.solver", defaults);
+  la::linearSolverBindings().declare(schema, "poisson.solver", defaults);
   for (const char* k : {"type", "preconditioner", "rtol", "atol", "max_iterations", "restart"}) {
     const ParamSpec* s = schema.find(std::string("poisson.solver.") + k);
     ASSERT_NE(s, nullptr) << k;
@@ -27,7 +27,7 @@ TEST(LinearSolverParams, DefaultsAndOverrides) {
   Config c = Config::fromString("poisson:\n  solver:\n    type: gmres\n    preconditioner: ssor\n"
                                 "    rtol: 1.0e-9\n    restart: 50\n");
   c.validate(schema);
-  la::LinearSolverOptions o = la::readLinearSolverOptions(c, "poisson.solver");
+  la::LinearSolverOptions o = la::linearSolverBindings().read(c, "poisson.solver");
   EXPECT_EQ(o.type, "gmres");
   EXPECT_EQ(o.preconditioner, "ssor");
   EXPECT_DOUBLE_EQ(o.rtol, 1e-9);
@@ -38,7 +38,7 @@ TEST(LinearSolverParams, DefaultsAndOverrides) {
 
   Config d = Config::fromString("{}");
   d.validate(schema);
-  la::LinearSolverOptions od = la::readLinearSolverOptions(d, "poisson.solver");
+  la::LinearSolverOptions od = la::linearSolverBindings().read(d, "poisson.solver");
   EXPECT_EQ(od.type, "minres");
   EXPECT_DOUBLE_EQ(od.rtol, 1e-6);
   EXPECT_EQ(od.preconditioner, defaults.preconditioner);
@@ -46,7 +46,7 @@ TEST(LinearSolverParams, DefaultsAndOverrides) {
 
 TEST(LinearSolverParams, RejectsBadValues) {
   ParamSchema schema;
-  la::declareLinearSolverParams(schema, "s");
+  la::linearSolverBindings().declare(schema, "s");
   for (const char* yaml : {"s: {type: bicg}", "s: {rtol: 1.5}", "s: {rtol: -1.0e-3}", "s: {atol: -1.0}",
                            "s: {max_iterations: 0}", "s: {restart: 0}"}) {
     Config c = Config::fromString(yaml);
@@ -59,8 +59,8 @@ TEST(LinearSolverParams, PreconditionerOfferedByTheScenesBackend) {
   registerBuiltins();
   ParamSchema schema;
   la::declareBackendParams(schema);
-  la::declareLinearSolverParams(schema, "m.solver");
-  la::declareLinearSolverParams(schema, "m.other");
+  la::linearSolverBindings().declare(schema, "m.solver");
+  la::linearSolverBindings().declare(schema, "m.other");
   auto check = [&](const std::string& yaml) {
     Config c = Config::fromString(yaml, "scene.yaml");
     c.validate(schema);
@@ -99,7 +99,7 @@ TEST(LinearSolverParams, PreconditionerIsAChoiceOfTheRegistries) {
 
   ParamSchema schema;
   la::declareBackendParams(schema);
-  la::declareLinearSolverParams(schema, "m.solver");
+  la::linearSolverBindings().declare(schema, "m.solver");
   const ParamSpec* spec = schema.find("m.solver.preconditioner");
   ASSERT_NE(spec, nullptr);
   EXPECT_EQ(spec->type, ParamType::choice);

@@ -345,10 +345,10 @@ TEST(LpSolver, NoVariables) {
 
 TEST(LpParams, DeclareAndRead) {
   ParamSchema schema;
-  declareLpParams(schema, "impact.lp");
+  lpBindings().declare(schema, "impact.lp");
   Config config = Config::fromString("impact:\n  lp:\n    algorithm: primal\n    max_iterations: 50\n");
   config.validate(schema);
-  const LpOptions o = readLpOptions(config, "impact.lp");
+  const LpOptions o = lpBindings().read(config, "impact.lp");
   EXPECT_EQ(o.algorithm, "primal");
   EXPECT_EQ(o.maxIterations, 50);
   EXPECT_EQ(o.feasibilityTolerance, LpOptions{}.feasibilityTolerance);

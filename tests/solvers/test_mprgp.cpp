@@ -558,7 +558,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, MprgpTest, ::testing::ValuesIn(backendNames()
 
 TEST(MprgpParams, DeclaredAndReadFromAScene) {
   ParamSchema schema;
-  solvers::declareMprgpParams(schema, "der.mprgp");
+  solvers::mprgpBindings().declare(schema, "der.mprgp");
   for (const char* key : {"gamma", "alpha_rule", "alpha_factor", "alpha_fixed", "power_iterations", "rtol",
                           "atol", "max_iterations"})
     EXPECT_NE(schema.find(std::string("der.mprgp.") + key), nullptr) << key;
@@ -567,7 +567,7 @@ TEST(MprgpParams, DeclaredAndReadFromAScene) {
       "    max_iterations: 77\n",
       "<test>");
   c.validate(schema);
-  const MprgpOptions o = solvers::readMprgpOptions(c, "der.mprgp");
+  const MprgpOptions o = solvers::mprgpBindings().read(c, "der.mprgp");
   EXPECT_EQ(o.gamma, 2.5);
   EXPECT_EQ(o.alphaRule, "fixed");
   EXPECT_EQ(o.alphaFixed, 0.01);

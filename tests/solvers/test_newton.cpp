@@ -692,7 +692,7 @@ TEST(NewtonParams, DefaultsAndOverrides) {
   ParamSchema schema;
   NewtonOptions d;
   d.maxIterations = 60;
-  solvers::declareNewtonParams(schema, "bdem.newton", d);
+  solvers::newtonBindings().declare(schema, "bdem.newton", d);
   for (const char* k : {"gtol_abs", "gtol_rel", "max_iterations", "armijo_c1", "shrink", "max_line_search",
                         "energy_noise", "gradient_test_when_flat", "forcing", "forcing_constant", "forcing_max", "forcing_min",
                         "psd_projection", "psd_floor", "steepest_fallback", "linear.type", "linear.rtol"}) {
@@ -702,7 +702,7 @@ TEST(NewtonParams, DefaultsAndOverrides) {
   }
   Config c = Config::fromString("{}");
   c.validate(schema);
-  NewtonOptions o = solvers::readNewtonOptions(c, "bdem.newton");
+  NewtonOptions o = solvers::newtonBindings().read(c, "bdem.newton");
   EXPECT_EQ(o.maxIterations, 60);
   EXPECT_EQ(o.forcing, "eq31");
   EXPECT_DOUBLE_EQ(o.armijoC1, 1e-4);
@@ -713,7 +713,7 @@ TEST(NewtonParams, DefaultsAndOverrides) {
       "bdem:\n  newton:\n    forcing: quadratic\n    shrink: 0.3\n    psd_projection: false\n"
       "    linear:\n      type: direct\n");
   c2.validate(schema);
-  NewtonOptions o2 = solvers::readNewtonOptions(c2, "bdem.newton");
+  NewtonOptions o2 = solvers::newtonBindings().read(c2, "bdem.newton");
   EXPECT_EQ(o2.forcing, "quadratic");
   EXPECT_DOUBLE_EQ(o2.shrink, 0.3);
   EXPECT_FALSE(o2.psdProjection);
@@ -735,7 +735,7 @@ TEST(NewtonParams, BindingsNestAndRefuseAPreconditionerTypo) {
   b.nested("newton", &Module::newton, solvers::newtonBindings());
   ParamSchema nestedSchema, wrapperSchema;
   b.declare(nestedSchema, "m");
-  solvers::declareNewtonParams(wrapperSchema, "m.newton");
+  solvers::newtonBindings().declare(wrapperSchema, "m.newton");
   ASSERT_EQ(nestedSchema.specs().size(), wrapperSchema.specs().size() + 1);
   for (const ParamSpec& s : wrapperSchema.specs()) {
     const ParamSpec* n = nestedSchema.find(s.key);
@@ -749,7 +749,7 @@ TEST(NewtonParams, BindingsNestAndRefuseAPreconditionerTypo) {
   EXPECT_EQ(m.newton.maxIterations, 7);
   EXPECT_EQ(m.newton.linear.preconditioner, "ic0");
   EXPECT_EQ(m.newton.linear.prefix, "m_newton_linear_");
-  EXPECT_EQ(solvers::readNewtonOptions(c, "m.newton").linear.prefix, "m_newton_linear_");
+  EXPECT_EQ(solvers::newtonBindings().read(c, "m.newton").linear.prefix, "m_newton_linear_");
 
   Config typo = Config::fromString("m: {newton: {linear: {preconditioner: icc0}}}\n");
   const std::string msg = messageOf([&] { typo.validate(nestedSchema); });

@@ -27,7 +27,7 @@ void Heat1dModule::declare(ParamSchema& schema) {
   defaults.type = "cg";
   defaults.preconditioner = "jacobi";
   defaults.rtol = 1e-12;
-  la::declareLinearSolverParams(schema, "heat1d.solver", defaults);
+  la::linearSolverBindings().declare(schema, "heat1d.solver", defaults);
 }
 
 void Heat1dModule::setup(run::RunContext& ctx) {
@@ -36,7 +36,7 @@ void Heat1dModule::setup(run::RunContext& ctx) {
   dt_ = ctx.config.getReal("heat1d.dt");
   kappa_ = ctx.config.getReal("heat1d.kappa");
   mode_ = ctx.config.getInt("heat1d.mode");
-  solverOptions_ = la::readLinearSolverOptions(ctx.config, "heat1d.solver");
+  solverOptions_ = la::linearSolverBindings().read(ctx.config, "heat1d.solver");
   if (mode_ >= n_)
     throw InputError(str(ctx.config.where("heat1d.mode"), ": heat1d.mode = ", mode_,
                          " is not resolved by heat1d.n = ", n_, " cells (needs mode < n)"));

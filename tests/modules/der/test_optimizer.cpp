@@ -363,12 +363,12 @@ TEST(DerOptimizer, DiagonalScalingIsAChangeOfVariables) {
 
 TEST(DerOptimizer, OptionsFromConfig) {
   ParamSchema schema;
-  declareOptimizerParams(schema, "optimizer");
+  optimizerBindings().declare(schema, "optimizer");
   Config cfg = Config::fromString(
       "optimizer:\n  scheme: penalty\n  mu: 0.4\n  lbar_min: 0.001\n  k_max: 7\n  warm_start: true\n"
       "  preconditioner: ic0\n  mprgp:\n    max_iterations: 50\n");
   cfg.validate(schema);
-  const OptimizerOptions o = readOptimizerOptions(cfg, "optimizer");
+  const OptimizerOptions o = optimizerBindings().read(cfg, "optimizer");
   EXPECT_EQ(o.scheme, Scheme::Penalty);
   EXPECT_EQ(o.bounds.mu, 0.4);
   EXPECT_EQ(o.bounds.eta, 0.1);

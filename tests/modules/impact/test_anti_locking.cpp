@@ -444,10 +444,10 @@ TEST(AntiLocking, RandomSystemsTerminate) {
 // ---- Parameters -------------------------------------------------------------------------------------
 TEST(AntiLocking, ParametersDefaultsAndRoundTrip) {
   ParamSchema schema;
-  declareImpactParams(schema, "impact");
+  impactBindings().declare(schema, "impact");
   auto d = Config::fromString("impact: {}\n");
   d.validate(schema);
-  const ImpactParams q = readImpactParams(d, "impact");
+  const ImpactParams q = impactBindings().read(d, "impact");
   EXPECT_EQ(q.resolver.antiLocking, AntiLockingMode::Lazy);  // the scene default (README decision 18)
   EXPECT_EQ(q.resolver.lazyIterations, 1000);
   EXPECT_EQ(ResolverOptions{}.antiLocking, AntiLockingMode::Off);
@@ -456,14 +456,14 @@ TEST(AntiLocking, ParametersDefaultsAndRoundTrip) {
   ParamSchema safe;
   ImpactParams dp;
   dp.resolver = defaultSafeResolverOptions();
-  declareImpactParams(safe, "impact", dp);
+  impactBindings().declare(safe, "impact", dp);
   auto e = Config::fromString("impact: {}\n");
   e.validate(safe);
-  EXPECT_EQ(readImpactParams(e, "impact").resolver.antiLocking, AntiLockingMode::Lazy);
+  EXPECT_EQ(impactBindings().read(e, "impact").resolver.antiLocking, AntiLockingMode::Lazy);
   auto c = Config::fromString("impact:\n  anti_locking: eager\n  lazy_iterations: 5\n  lineality:\n"
                               "    method: support_and_shave\n    vanish_tolerance: 1.0e-6\n");
   c.validate(schema);
-  const ImpactParams p = readImpactParams(c, "impact");
+  const ImpactParams p = impactBindings().read(c, "impact");
   EXPECT_EQ(p.resolver.antiLocking, AntiLockingMode::Eager);
   EXPECT_EQ(p.resolver.lazyIterations, 5);
   EXPECT_EQ(p.resolver.lineality.method, LinealityMethod::supportAndShave);

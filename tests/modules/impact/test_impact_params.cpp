@@ -10,11 +10,11 @@ namespace {
 
 TEST(ImpactParams, DefaultsAndValuesRoundTrip) {
   ParamSchema schema;
-  declareImpactParams(schema, "impact");
+  impactBindings().declare(schema, "impact");
   auto c = Config::fromString("impact:\n  operator: gs-cyclic\n  epsilon: 1.0e-8\n  arithmetic: exact\n"
                               "  restitution: 0.5\n  friction:\n    mu: 0.3\n");
   c.validate(schema);
-  const ImpactParams p = readImpactParams(c, "impact");
+  const ImpactParams p = impactBindings().read(c, "impact");
   EXPECT_EQ(p.op, "gs-cyclic");
   EXPECT_EQ(p.resolver.epsilon, 1e-8);
   EXPECT_EQ(p.resolver.arithmetic, Arithmetic::Exact);
@@ -26,7 +26,7 @@ TEST(ImpactParams, DefaultsAndValuesRoundTrip) {
 
   auto d = Config::fromString("impact: {}\n");
   d.validate(schema);
-  const ImpactParams q = readImpactParams(d, "impact");
+  const ImpactParams q = impactBindings().read(d, "impact");
   EXPECT_EQ(q.op, "gr");
   EXPECT_EQ(q.resolver.arithmetic, Arithmetic::Relaxed);  // the default mode
   EXPECT_EQ(q.resolver.epsilon, 1e-10);
@@ -34,7 +34,7 @@ TEST(ImpactParams, DefaultsAndValuesRoundTrip) {
 
 TEST(ImpactParams, BadValuesAreInputErrors) {
   ParamSchema schema;
-  declareImpactParams(schema, "impact");
+  impactBindings().declare(schema, "impact");
   for (const char* bad : {"impact:\n  restitution: 1.5\n", "impact:\n  operator: gs-lexicografic\n",
                           "impact:\n  epsilon: -1\n", "impact:\n  epsilonn: 1\n"}) {
     auto c = Config::fromString(bad);
