@@ -16,6 +16,7 @@
 #include "framework/core/log.hpp"
 #include "framework/core/mpi_context.hpp"
 #include "framework/core/plugins.hpp"
+#include "apps/builtins.hpp"
 #include "framework/core/registry.hpp"
 #include "framework/core/version.hpp"
 

@@ -42,6 +42,7 @@
 
 #include <mpi.h>
 
+#include "apps/builtins.hpp"
 #include "framework/core/comm.hpp"
 #include "framework/core/config.hpp"
 #include "framework/core/error.hpp"
@@ -59,10 +60,6 @@
 #include "modules/avi/scene_params.hpp"
 #include "bench/common/bench_util.hpp"
 #include "bench/common/idle_barrier.hpp"
-
-namespace kinema {
-void registerBuiltins();
-}
 
 using namespace kinema;
 using namespace kinema::avi;

@@ -20,6 +20,7 @@
 #include "bench/backends/native.hpp"
 #include "framework/core/config.hpp"
 #include "framework/core/mpi_context.hpp"
+#include "apps/builtins.hpp"
 #include "framework/core/registry.hpp"
 #include "framework/la/backend.hpp"
 #include "modules/poisson/poisson_problem.hpp"

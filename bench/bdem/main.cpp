@@ -45,6 +45,7 @@
 
 #include <mpi.h>
 
+#include "apps/builtins.hpp"
 #include "framework/core/comm.hpp"
 #include "framework/core/error.hpp"
 #include "framework/core/mpi_context.hpp"
@@ -61,10 +62,6 @@
 #include "modules/bdem/scene_builder.hpp"
 #include "bench/common/bench_util.hpp"
 #include "bench/common/idle_barrier.hpp"
-
-namespace kinema {
-void registerBuiltins();
-}
 
 using namespace kinema;
 using namespace kinema::bdem;

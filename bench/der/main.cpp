@@ -50,6 +50,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/builtins.hpp"
 #include "framework/core/comm.hpp"
 #include "framework/core/config.hpp"
 #include "framework/core/mpi_context.hpp"
@@ -71,10 +72,6 @@
 #include "modules/der/strand_set_file.hpp"
 #include "bench/common/bench_util.hpp"
 #include "bench/common/memory.hpp"
-
-namespace kinema {
-void registerBuiltins();
-}
 
 using namespace kinema;
 using namespace kinema::der;

@@ -42,6 +42,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "apps/builtins.hpp"
 #include "framework/core/comm.hpp"
 #include "framework/core/mpi_context.hpp"
 #include "modules/impact/impact_operator.hpp"
@@ -53,10 +54,6 @@
 #include "bench/common/bench_util.hpp"
 #include "bench/common/idle_barrier.hpp"
 #include "bench/common/memory.hpp"
-
-namespace kinema {
-void registerBuiltins();
-}
 
 using namespace kinema;
 using namespace kinema::impact;

@@ -30,6 +30,7 @@
 #include "bench/mprgp/tao.hpp"
 #include "framework/core/config.hpp"
 #include "framework/core/mpi_context.hpp"
+#include "apps/builtins.hpp"
 #include "framework/core/registry.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/solvers/mprgp.hpp"

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "framework/core/plugins.hpp"
+#include "apps/builtins.hpp"
 #include "framework/core/registry.hpp"
 #include "framework/core/version.hpp"
 #include "framework/la/backend.hpp"

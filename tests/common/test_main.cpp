@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "framework/core/mpi_context.hpp"
+#include "apps/builtins.hpp"
 #include "framework/core/registry.hpp"
 
 int main(int argc, char** argv) {

@@ -35,7 +35,7 @@ last_value() {
 step "cmake --install $build --prefix $prefix"
 "$cmake" --install "$build" --prefix "$prefix" > "$tmp/install.log" || { cat "$tmp/install.log"; fail "cmake --install"; }
 for f in include/kinema/framework/core/config.hpp include/kinema/framework/core/version.hpp \
-         include/kinema/framework/solvers/mprgp.hpp include/kinema/modules/poisson/poisson_module.hpp \
+         include/kinema/framework/solvers/mprgp.hpp include/kinema/modules/poisson/poisson_module.hpp include/kinema/apps/builtins.hpp \
          lib/libkinema_framework.so lib/libkinema_all.so lib/libkinema_module_poisson.so \
          lib/libkinema_backend_eigen.so bin/kinema \
          lib/cmake/Kinema/KinemaConfig.cmake lib/cmake/Kinema/KinemaConfigVersion.cmake \

@@ -3,6 +3,7 @@
 // registered. Prints the version and the module names.
 #include <cstdio>
 
+#include "apps/builtins.hpp"
 #include "framework/core/registry.hpp"
 #include "framework/core/version.hpp"
 #include "framework/la/backend.hpp"

@@ -12,6 +12,7 @@
 
 #include "framework/core/config.hpp"
 #include "framework/core/error.hpp"
+#include "apps/builtins.hpp"
 #include "framework/core/registry.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/la/matrix_assembler.hpp"

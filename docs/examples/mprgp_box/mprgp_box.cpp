@@ -17,6 +17,7 @@
 #include "framework/core/comm.hpp"
 #include "framework/core/error.hpp"
 #include "framework/core/mpi_context.hpp"
+#include "apps/builtins.hpp"
 #include "framework/core/registry.hpp"
 #include "framework/la/backend.hpp"
 #include "framework/la/index_map.hpp"
