@@ -27,7 +27,6 @@
 // that only ends the child with kSanitizerReport.
 extern "C" void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
-
 namespace kinema::io {
 
 namespace {
@@ -94,7 +93,7 @@ void visitDataset(hid_t dataset) {
   Id dcpl{H5Dget_create_plist(dataset), H5Pclose};
   if (space.id < 0 || type.id < 0 || dcpl.id < 0) return;
   const H5D_layout_t layout = H5Pget_layout(dcpl.id);
-  H5Pget_nfilters(dcpl.id);
+  (void)H5Pget_nfilters(dcpl.id);  // decodes the filter pipeline message
   (void)H5Dget_storage_size(dataset);  // walks a chunked dataset's index
   // Values outside the file (external storage, virtual datasets) are not this file's metadata.
   if (layout == H5D_VIRTUAL || layout < 0 || H5Pget_external_count(dcpl.id) != 0) return;
