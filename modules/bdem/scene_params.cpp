@@ -151,196 +151,252 @@ ParamBindings<O> withBeam() {
   return r;
 }
 
-const std::vector<Generator>& generators() {
-  static const ParamBindings<SingleBondOptions> singleBond = [] {
-    using O = SingleBondOptions;
-    ParamBindings<O> r;
-    r.real("radius", &O::radius, Range::positive(), "radius of both particles [m]; they touch along x");
-    r.choice("mode", &O::mode, {"stretch", "shear", "twist", "bend"},
-             "motion of the gripped particle j: along the bond, across it, spin about it, spin about z");
-    r.real("speed", &O::speed, Range::nonNegative(), "stretch / shear speed of j [m/s]");
-    r.real("angular_speed", &O::angularSpeed, Range::any(), "twist / bend spin rate of j [rad/s]");
-    return r;
+// The options of each generator, one table of bindings per generator.
+const ParamBindings<SingleBondOptions>& singleBondBindings() {
+  static const ParamBindings<SingleBondOptions> b = [] {
+  using O = SingleBondOptions;
+  ParamBindings<O> r;
+  r.real("radius", &O::radius, Range::positive(), "radius of both particles [m]; they touch along x");
+  r.choice("mode", &O::mode, {"stretch", "shear", "twist", "bend"},
+           "motion of the gripped particle j: along the bond, across it, spin about it, spin about z");
+  r.real("speed", &O::speed, Range::nonNegative(), "stretch / shear speed of j [m/s]");
+  r.real("angular_speed", &O::angularSpeed, Range::any(), "twist / bend spin rate of j [rad/s]");
+  return r;
   }();
-  static const ParamBindings<CantileverOptions> cantilever = [] {
-    ParamBindings<CantileverOptions> r = withBeam<CantileverOptions>();
-    r.real("clamp_length", &CantileverOptions::clampLength, Range::positive(),
-           "particles with x < clamp_length are fixed [m]");
-    return r;
-  }();
-  static const ParamBindings<BeamPullOptions> stretch = [] {
-    ParamBindings<BeamPullOptions> r = withBeam<BeamPullOptions>();
-    r.real("grip_length", &BeamPullOptions::gripLength, Range::positive(),
-           "particles within grip_length of an end are gripped [m]");
-    r.real("speed", &BeamPullOptions::speed, Range::any(), "speed of the moving end along +x [m/s]");
-    return r;
-  }();
-  static const ParamBindings<BeamPullOptions> twist = [] {
-    ParamBindings<BeamPullOptions> r = withBeam<BeamPullOptions>();
-    r.real("grip_length", &BeamPullOptions::gripLength, Range::positive(),
-           "particles within grip_length of an end are gripped [m]");
-    r.real("angular_speed", &BeamPullOptions::angularSpeed, Range::any(),
-           "spin rate of the moving end about the beam axis [rad/s]");
-    return r;
-  }();
-  static const ParamBindings<BeamDrapeOptions> drape = [] {
-    ParamBindings<BeamDrapeOptions> r = withBeam<BeamDrapeOptions>();
-    r.choice("support", &BeamDrapeOptions::support, {"clamp", "both"}, "clamp: one end fixed; both: both ends fixed");
-    r.real("support_length", &BeamDrapeOptions::supportLength, Range::positive(), "length of each fixed end [m]");
-    return r;
-  }();
-  static const ParamBindings<PlateDropOptions> plate = [] {
-    using O = PlateDropOptions;
-    ParamBindings<O> r;
-    r.real("plate_radius", &O::plateRadius, Range::positive(), "radius of the disc plate [m]");
-    r.real("thickness", &O::thickness, Range::positive(), "plate thickness [m]");
-    r.real("radius", &O::radius, Range::positive(), "particle radius [m]");
-    r.real("tilt", &O::tilt, Range::closed(-90, 90), "tilt of the plate about x [degrees]");
-    r.real("gap", &O::gap, Range::nonNegative(), "height of the lowest sphere above the floor [m]");
-    r.real("speed", &O::speed, Range::any(), "initial downward speed [m/s]");
-    return r;
-  }();
-  static const ParamBindings<ChocolateBarOptions> chocolate = [] {
-    using O = ChocolateBarOptions;
-    ParamBindings<O> r;
-    r.real("length", &O::length, Range::positive(), "bar length along x [m]");
-    r.real("width", &O::width, Range::positive(), "bar width along y [m]");
-    r.real("thickness", &O::thickness, Range::positive(), "bar thickness along z [m]");
-    r.real("radius", &O::radius, Range::positive(), "particle radius [m]");
-    r.integer("pieces_x", &O::piecesX, Range::atLeast(1), "pieces along x (V grooves between them)");
-    r.integer("pieces_y", &O::piecesY, Range::atLeast(1), "pieces along y");
-    r.real("groove_depth", &O::grooveDepth, Range::nonNegative(), "depth of the V grooves [m]");
-    r.real("groove_half_width", &O::grooveHalfWidth, Range::positive(), "half width of a groove at the top [m]");
-    r.string("mesh", &O::meshPath, "closed OBJ mesh of the bar instead of the grooved box (e.g. meshes/chocolate_bar.obj)");
-    r.real("mesh_scale", &O::meshScale, Range::positive(), "scale applied to the OBJ mesh");
-    r.real("tilt", &O::tilt, Range::closed(-90, 90), "tilt of the bar about y [degrees]");
-    r.real("gap", &O::gap, Range::nonNegative(), "height of the lowest sphere above the floor [m]");
-    r.real("speed", &O::speed, Range::any(), "initial downward speed [m/s] (Fig. 8: 5)");
-    return r;
-  }();
-  static const ParamBindings<YarnSheetOptions> yarn = [] {
-    using O = YarnSheetOptions;
-    ParamBindings<O> r;
-    r.integer("yarns_x", &O::yarnsX, Range::atLeast(2), "number of yarns along x (pulled apart)");
-    r.integer("yarns_y", &O::yarnsY, Range::atLeast(2), "number of yarns along y");
-    r.integer("particles_per_cell", &O::particlesPerCell, Range::atLeast(2),
-              "particles per yarn spacing (even); yarn spacing = 2 r particles_per_cell");
-    r.real("radius", &O::radius, Range::positive(), "yarn (particle) radius [m]");
-    r.real("speed", &O::speed, Range::any(), "speed at which the two gripped edges separate [m/s]");
-    r.real("grip_width", &O::gripWidth, Range::nonNegative(),
-           "width of each gripped band at the x ends [m] (0: half a yarn spacing + r/2)");
-    r.real("bending_scale", &O::bendingScale, Range::positive(),
-           "factor on every bond's bend and twist stiffness (yarns: stiff in tension, soft in bending)");
-    return r;
-  }();
-  static const ParamBindings<ThreePointBendingOptions> bending = [] {
-    using O = ThreePointBendingOptions;
-    ParamBindings<O> r;
-    r.real("length", &O::length, Range::positive(), "beam length along x [m]");
-    r.real("height", &O::height, Range::positive(), "beam height along z [m]");
-    r.real("width", &O::width, Range::positive(), "beam width along y [m]");
-    r.real("span", &O::span, Range::positive(), "distance between the two supports [m]");
-    r.real("support_radius", &O::supportRadius, Range::positive(), "radius of the support cylinders [m]");
-    r.real("indenter_radius", &O::indenterRadius, Range::positive(), "radius of the indenter cylinder [m]");
-    r.real("indenter_speed", &O::indenterSpeed, Range::nonNegative(), "downward speed of the indenter [m/s]");
-    r.choice("resolution", &O::resolution, {"low", "middle", "high"},
-             "about 532 / 1.8K / 18K particles (Table 2), same geometry");
-    r.integer("particles", &O::particles, Range::atLeast(0), "target particle count (> 0 overrides resolution)");
-    r.real("radius", &O::radius, Range::nonNegative(), "particle radius (> 0 overrides resolution) [m]");
-    return r;
-  }();
-  static const ParamBindings<TwoSpheresOptions> twoSpheres = [] {
-    using O = TwoSpheresOptions;
-    ParamBindings<O> r;
-    r.real("radius", &O::radius, Range::positive(), "radius of each sphere [m]");
-    r.real("gap", &O::gap, Range::nonNegative(), "initial gap between the surfaces [m]");
-    r.real("speed", &O::speed, Range::any(), "speed of each sphere towards the other [m/s]");
-    return r;
-  }();
-  static const ParamBindings<SphereOnPlaneOptions> sphereOnPlane = [] {
-    using O = SphereOnPlaneOptions;
-    ParamBindings<O> r;
-    r.real("radius", &O::radius, Range::positive(), "sphere radius [m]");
-    r.real("gap", &O::gap, Range::nonNegative(), "initial height of its lowest point [m]");
-    r.real("speed", &O::speed, Range::any(), "initial downward speed [m/s]");
-    return r;
-  }();
-  static const ParamBindings<MeshSceneOptions> mesh = [] {
-    using O = MeshSceneOptions;
-    ParamBindings<O> r;
-    r.string("path", &O::path, "closed OBJ mesh to pack (relative to the scene file)");
-    r.real("scale", &O::scale, Range::positive(), "scale applied to the mesh");
-    r.real("radius", &O::radius, Range::nonNegative(), "particle radius [m] (0: about 2000 particles)");
-    r.boolean("floor", &O::floor, "add a floor z = 0 and place the body above it");
-    r.real("gap", &O::gap, Range::nonNegative(), "height of the lowest sphere above the floor [m]");
-    r.real("speed", &O::speed, Range::any(), "initial downward speed [m/s]");
-    return r;
-  }();
-  static const ParamBindings<FileScene> file = [] {
-    using P = ParticleFileOptions;
-    ParamBindings<FileScene> r;
-    r.string("path", field(&FileScene::file, &P::path),
-             "particle file, CSV (header x,y,z,r[,vx,vy,vz][,qx,qy,qz,qw][,material]) or HDF5 (/particles/position, "
-             "/particles/radius, ...), relative to the scene file (docs/modules/bdem.md, Particles from a file)");
-    r.string("bonds", field(&FileScene::file, &P::bondsPath),
-             "bond CSV (header i,j; scene indices); empty: /bonds of an HDF5 particle file if present, else auto_bonds");
-    r.boolean("auto_bonds", field(&FileScene::file, &P::autoBonds),
-              "without a bond list, bond every pair within (1 + bond_delta)(r_i + r_j) (§3.4; README decision 23); false: no bonds");
-    // Read by buildFileScene, which checks each entry (a tree: the schema cannot type a list of maps).
-    r.custom(
-        "materials",
-        [](ParamSchema& s, const std::string& k, const FileScene&) -> ParamSpec& {
-          return s.addTree(k,
-                           "materials 1, 2, ... of the file's material column: a list of {E, nu, density, sigma_c, tau_c} (unset "
-                           "fields: those of material 0, the shared material.* keys)");
-        },
-        [](const Config&, const std::string&, FileScene&) {});
-    r.boolean("floor", &FileScene::floor, "add a floor, the plane z = 0");
-    return r;
-  }();
+  return b;
+}
 
+const ParamBindings<CantileverOptions>& cantileverBindings() {
+  static const ParamBindings<CantileverOptions> b = [] {
+  ParamBindings<CantileverOptions> r = withBeam<CantileverOptions>();
+  r.real("clamp_length", &CantileverOptions::clampLength, Range::positive(),
+         "particles with x < clamp_length are fixed [m]");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<BeamPullOptions>& stretchBindings() {
+  static const ParamBindings<BeamPullOptions> b = [] {
+  ParamBindings<BeamPullOptions> r = withBeam<BeamPullOptions>();
+  r.real("grip_length", &BeamPullOptions::gripLength, Range::positive(),
+         "particles within grip_length of an end are gripped [m]");
+  r.real("speed", &BeamPullOptions::speed, Range::any(), "speed of the moving end along +x [m/s]");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<BeamPullOptions>& twistBindings() {
+  static const ParamBindings<BeamPullOptions> b = [] {
+  ParamBindings<BeamPullOptions> r = withBeam<BeamPullOptions>();
+  r.real("grip_length", &BeamPullOptions::gripLength, Range::positive(),
+         "particles within grip_length of an end are gripped [m]");
+  r.real("angular_speed", &BeamPullOptions::angularSpeed, Range::any(),
+         "spin rate of the moving end about the beam axis [rad/s]");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<BeamDrapeOptions>& drapeBindings() {
+  static const ParamBindings<BeamDrapeOptions> b = [] {
+  ParamBindings<BeamDrapeOptions> r = withBeam<BeamDrapeOptions>();
+  r.choice("support", &BeamDrapeOptions::support, {"clamp", "both"}, "clamp: one end fixed; both: both ends fixed");
+  r.real("support_length", &BeamDrapeOptions::supportLength, Range::positive(), "length of each fixed end [m]");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<PlateDropOptions>& plateBindings() {
+  static const ParamBindings<PlateDropOptions> b = [] {
+  using O = PlateDropOptions;
+  ParamBindings<O> r;
+  r.real("plate_radius", &O::plateRadius, Range::positive(), "radius of the disc plate [m]");
+  r.real("thickness", &O::thickness, Range::positive(), "plate thickness [m]");
+  r.real("radius", &O::radius, Range::positive(), "particle radius [m]");
+  r.real("tilt", &O::tilt, Range::closed(-90, 90), "tilt of the plate about x [degrees]");
+  r.real("gap", &O::gap, Range::nonNegative(), "height of the lowest sphere above the floor [m]");
+  r.real("speed", &O::speed, Range::any(), "initial downward speed [m/s]");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<ChocolateBarOptions>& chocolateBindings() {
+  static const ParamBindings<ChocolateBarOptions> b = [] {
+  using O = ChocolateBarOptions;
+  ParamBindings<O> r;
+  r.real("length", &O::length, Range::positive(), "bar length along x [m]");
+  r.real("width", &O::width, Range::positive(), "bar width along y [m]");
+  r.real("thickness", &O::thickness, Range::positive(), "bar thickness along z [m]");
+  r.real("radius", &O::radius, Range::positive(), "particle radius [m]");
+  r.integer("pieces_x", &O::piecesX, Range::atLeast(1), "pieces along x (V grooves between them)");
+  r.integer("pieces_y", &O::piecesY, Range::atLeast(1), "pieces along y");
+  r.real("groove_depth", &O::grooveDepth, Range::nonNegative(), "depth of the V grooves [m]");
+  r.real("groove_half_width", &O::grooveHalfWidth, Range::positive(), "half width of a groove at the top [m]");
+  r.string("mesh", &O::meshPath, "closed OBJ mesh of the bar instead of the grooved box (e.g. meshes/chocolate_bar.obj)");
+  r.real("mesh_scale", &O::meshScale, Range::positive(), "scale applied to the OBJ mesh");
+  r.real("tilt", &O::tilt, Range::closed(-90, 90), "tilt of the bar about y [degrees]");
+  r.real("gap", &O::gap, Range::nonNegative(), "height of the lowest sphere above the floor [m]");
+  r.real("speed", &O::speed, Range::any(), "initial downward speed [m/s] (Fig. 8: 5)");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<YarnSheetOptions>& yarnBindings() {
+  static const ParamBindings<YarnSheetOptions> b = [] {
+  using O = YarnSheetOptions;
+  ParamBindings<O> r;
+  r.integer("yarns_x", &O::yarnsX, Range::atLeast(2), "number of yarns along x (pulled apart)");
+  r.integer("yarns_y", &O::yarnsY, Range::atLeast(2), "number of yarns along y");
+  r.integer("particles_per_cell", &O::particlesPerCell, Range::atLeast(2),
+            "particles per yarn spacing (even); yarn spacing = 2 r particles_per_cell");
+  r.real("radius", &O::radius, Range::positive(), "yarn (particle) radius [m]");
+  r.real("speed", &O::speed, Range::any(), "speed at which the two gripped edges separate [m/s]");
+  r.real("grip_width", &O::gripWidth, Range::nonNegative(),
+         "width of each gripped band at the x ends [m] (0: half a yarn spacing + r/2)");
+  r.real("bending_scale", &O::bendingScale, Range::positive(),
+         "factor on every bond's bend and twist stiffness (yarns: stiff in tension, soft in bending)");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<ThreePointBendingOptions>& bendingBindings() {
+  static const ParamBindings<ThreePointBendingOptions> b = [] {
+  using O = ThreePointBendingOptions;
+  ParamBindings<O> r;
+  r.real("length", &O::length, Range::positive(), "beam length along x [m]");
+  r.real("height", &O::height, Range::positive(), "beam height along z [m]");
+  r.real("width", &O::width, Range::positive(), "beam width along y [m]");
+  r.real("span", &O::span, Range::positive(), "distance between the two supports [m]");
+  r.real("support_radius", &O::supportRadius, Range::positive(), "radius of the support cylinders [m]");
+  r.real("indenter_radius", &O::indenterRadius, Range::positive(), "radius of the indenter cylinder [m]");
+  r.real("indenter_speed", &O::indenterSpeed, Range::nonNegative(), "downward speed of the indenter [m/s]");
+  r.choice("resolution", &O::resolution, {"low", "middle", "high"},
+           "about 532 / 1.8K / 18K particles (Table 2), same geometry");
+  r.integer("particles", &O::particles, Range::atLeast(0), "target particle count (> 0 overrides resolution)");
+  r.real("radius", &O::radius, Range::nonNegative(), "particle radius (> 0 overrides resolution) [m]");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<TwoSpheresOptions>& twoSpheresBindings() {
+  static const ParamBindings<TwoSpheresOptions> b = [] {
+  using O = TwoSpheresOptions;
+  ParamBindings<O> r;
+  r.real("radius", &O::radius, Range::positive(), "radius of each sphere [m]");
+  r.real("gap", &O::gap, Range::nonNegative(), "initial gap between the surfaces [m]");
+  r.real("speed", &O::speed, Range::any(), "speed of each sphere towards the other [m/s]");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<SphereOnPlaneOptions>& sphereOnPlaneBindings() {
+  static const ParamBindings<SphereOnPlaneOptions> b = [] {
+  using O = SphereOnPlaneOptions;
+  ParamBindings<O> r;
+  r.real("radius", &O::radius, Range::positive(), "sphere radius [m]");
+  r.real("gap", &O::gap, Range::nonNegative(), "initial height of its lowest point [m]");
+  r.real("speed", &O::speed, Range::any(), "initial downward speed [m/s]");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<MeshSceneOptions>& meshBindings() {
+  static const ParamBindings<MeshSceneOptions> b = [] {
+  using O = MeshSceneOptions;
+  ParamBindings<O> r;
+  r.string("path", &O::path, "closed OBJ mesh to pack (relative to the scene file)");
+  r.real("scale", &O::scale, Range::positive(), "scale applied to the mesh");
+  r.real("radius", &O::radius, Range::nonNegative(), "particle radius [m] (0: about 2000 particles)");
+  r.boolean("floor", &O::floor, "add a floor z = 0 and place the body above it");
+  r.real("gap", &O::gap, Range::nonNegative(), "height of the lowest sphere above the floor [m]");
+  r.real("speed", &O::speed, Range::any(), "initial downward speed [m/s]");
+  return r;
+  }();
+  return b;
+}
+
+const ParamBindings<FileScene>& fileBindings() {
+  static const ParamBindings<FileScene> b = [] {
+  using P = ParticleFileOptions;
+  ParamBindings<FileScene> r;
+  r.string("path", field(&FileScene::file, &P::path),
+           "particle file, CSV (header x,y,z,r[,vx,vy,vz][,qx,qy,qz,qw][,material]) or HDF5 (/particles/position, "
+           "/particles/radius, ...), relative to the scene file (docs/modules/bdem.md, Particles from a file)");
+  r.string("bonds", field(&FileScene::file, &P::bondsPath),
+           "bond CSV (header i,j; scene indices); empty: /bonds of an HDF5 particle file if present, else auto_bonds");
+  r.boolean("auto_bonds", field(&FileScene::file, &P::autoBonds),
+            "without a bond list, bond every pair within (1 + bond_delta)(r_i + r_j) (§3.4; README decision 23); false: no bonds");
+  // Read by buildFileScene, which checks each entry (a tree: the schema cannot type a list of maps).
+  r.custom(
+      "materials",
+      [](ParamSchema& s, const std::string& k, const FileScene&) -> ParamSpec& {
+        return s.addTree(k,
+                         "materials 1, 2, ... of the file's material column: a list of {E, nu, density, sigma_c, tau_c} (unset "
+                         "fields: those of material 0, the shared material.* keys)");
+      },
+      [](const Config&, const std::string&, FileScene&) {});
+  r.boolean("floor", &FileScene::floor, "add a floor, the plane z = 0");
+  return r;
+  }();
+  return b;
+}
+
+// The generators by name: options, builder, expected particle count and path resolution.
+const std::vector<Generator>& generators() {
   auto path = [](auto member) {
     return [member](const Config& c, auto& o) { o.*member = resolveScenePath(c, o.*member); };
   };
   static const std::vector<Generator> all{
-      generator<SingleBondOptions>("single_bond", singleBond, buildSingleBond, [](const auto&) { return 2.0; }),
-      generator<CantileverOptions>("cantilever", cantilever, buildCantilever, beamParticles<CantileverOptions>),
-      generator<BeamPullOptions>("beam_stretch", stretch, buildBeamStretch, beamParticles<BeamPullOptions>),
-      generator<BeamPullOptions>("beam_twist", twist, buildBeamTwist, beamParticles<BeamPullOptions>),
-      generator<BeamDrapeOptions>("beam_drape", drape, buildBeamDrape, beamParticles<BeamDrapeOptions>),
-      generator<PlateDropOptions>("plate_drop", plate, buildPlateDrop,
+      generator<SingleBondOptions>("single_bond", singleBondBindings(), buildSingleBond,
+                                   [](const auto&) { return 2.0; }),
+      generator<CantileverOptions>("cantilever", cantileverBindings(), buildCantilever,
+                                   beamParticles<CantileverOptions>),
+      generator<BeamPullOptions>("beam_stretch", stretchBindings(), buildBeamStretch, beamParticles<BeamPullOptions>),
+      generator<BeamPullOptions>("beam_twist", twistBindings(), buildBeamTwist, beamParticles<BeamPullOptions>),
+      generator<BeamDrapeOptions>("beam_drape", drapeBindings(), buildBeamDrape, beamParticles<BeamDrapeOptions>),
+      generator<PlateDropOptions>("plate_drop", plateBindings(), buildPlateDrop,
                                   [](const PlateDropOptions& o) {
                                     return std::numbers::pi * o.plateRadius * o.plateRadius * o.thickness *
                                            packingDensity(o.body.lattice, o.radius);
                                   }),
-      generator<ChocolateBarOptions>("chocolate_bar", chocolate, buildChocolateBar,
+      generator<ChocolateBarOptions>("chocolate_bar", chocolateBindings(), buildChocolateBar,
                                      [](const ChocolateBarOptions& o) {
                                        if (!o.meshPath.empty()) return -1.0;  // known once the mesh is packed
                                        return boxParticles(o.length, o.width, o.thickness, o.radius, o.body.lattice);
                                      },
                                      path(&ChocolateBarOptions::meshPath)),
-      generator<YarnSheetOptions>("yarn_sheet", yarn, buildYarnSheet,
+      generator<YarnSheetOptions>("yarn_sheet", yarnBindings(), buildYarnSheet,
                                   [](const YarnSheetOptions& o) {
                                     const double x = o.yarnsX, y = o.yarnsY, k = o.particlesPerCell;
                                     return x * (y * k + 1) + y * (x * k + 1);
                                   }),
-      generator<ThreePointBendingOptions>("three_point_bending", bending, buildThreePointBending,
+      generator<ThreePointBendingOptions>("three_point_bending", bendingBindings(), buildThreePointBending,
                                           [](const ThreePointBendingOptions& o) {
                                             if (o.particles > 0) return static_cast<double>(o.particles);
                                             if (o.radius > 0)
                                               return boxParticles(o.length, o.height, o.width, o.radius, o.body.lattice);
                                             return static_cast<double>(threePointBendingTarget(o.resolution));
                                           }),
-      generator<TwoSpheresOptions>("two_spheres", twoSpheres, buildTwoSpheres, [](const auto&) { return 2.0; }),
-      generator<SphereOnPlaneOptions>("sphere_on_plane", sphereOnPlane, buildSphereOnPlane,
+      generator<TwoSpheresOptions>("two_spheres", twoSpheresBindings(), buildTwoSpheres,
+                                   [](const auto&) { return 2.0; }),
+      generator<SphereOnPlaneOptions>("sphere_on_plane", sphereOnPlaneBindings(), buildSphereOnPlane,
                                       [](const auto&) { return 1.0; }),
       // With a radius, the count is known once the mesh is packed; without, the generator's target.
-      generator<MeshSceneOptions>("mesh", mesh, buildMeshScene,
+      generator<MeshSceneOptions>("mesh", meshBindings(), buildMeshScene,
                                   [](const MeshSceneOptions& o) { return o.radius == 0 ? 2000.0 : -1.0; },
                                   path(&MeshSceneOptions::path)),
-      Generator{"file", [](ParamSchema& s, const std::string& g) { file.declare(s, g, FileScene{}); },
+      Generator{"file", [](ParamSchema& s, const std::string& g) { fileBindings().declare(s, g, FileScene{}); },
                 [](const Config& c, const std::string& g, const std::string& p) {
-                  return buildFileScene(c, g, readBody(c, p, BodyOptions{}), file.read(c, g));
+                  return buildFileScene(c, g, readBody(c, p, BodyOptions{}), fileBindings().read(c, g));
                 },
                 [](const Config&, const std::string&, const std::string&) { return -1.0; }}};
   return all;
