@@ -10,6 +10,199 @@
 
 namespace kinema::impact {
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Wall seconds since t.
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// s = Nᵀq̇, kept up to date incrementally (README decision 3): after a step only the constraints
+// sharing a body with an impulse change; renormalisation scales all of s. A full recompute every
+// kRefresh iterations bounds the round-off of the repeated scaling.
+class IncrementalSlacks {
+ public:
+  IncrementalSlacks(const ImpactSystem& system, const Eigen::VectorXd& v)
+      : system_(system), m_(system.numConstraints()), s_(m_), stamp_(m_, -1) {
+    system_.NT(v, s_);
+  }
+  const Eigen::VectorXd& s() const { return s_; }
+
+  // Algorithm 1/3 exit test: s_i ≥ −τ for every constraint.
+  bool feasible(double tau) const {
+    for (int i = 0; i < m_; ++i)
+      if (s_[i] < -tau) return false;
+    return true;
+  }
+
+  // After step `it` with impulses λ: s brought up to date, and v (and s) renormalised to ‖q̇_0‖_M = norm0
+  // from na = ‖q̇‖_M if `rescale`.
+  void update(long it, const Eigen::VectorXd& lambda, bool rescale, double norm0, double na, Eigen::VectorXd& v) {
+    if ((it + 1) % kRefresh == 0) {
+      if (rescale) v *= norm0 / na;  // Algorithms 3/4 (ϵDRIFT)
+      system_.NT(v, s_);
+    } else {
+      refresh(it, lambda, v);
+      if (rescale) {  // Algorithms 3/4 (ϵDRIFT)
+        const double f = norm0 / na;
+        v *= f;
+        s_ *= f;
+      }
+    }
+  }
+
+ private:
+  static constexpr long kRefresh = 256;
+
+  // Recomputes s_j once for every constraint j sharing a body with a nonzero λ_i.
+  void refresh(long it, const Eigen::VectorXd& lambda, const Eigen::VectorXd& v) {
+    for (int i = 0; i < m_; ++i) {
+      if (lambda[i] == 0.0) continue;
+      for (int b : system_.constraint(i).body) {
+        if (b < 0) continue;
+        for (int j : system_.constraintsOfBody(b))
+          if (stamp_[j] != it) stamp_[j] = it, s_[j] = system_.dot(j, v);
+      }
+    }
+  }
+
+  const ImpactSystem& system_;
+  int m_;
+  Eigen::VectorXd s_;
+  std::vector<long> stamp_;
+};
+
+// The k_w check of Lemma 5.1 with a certificate w: k_w = ⟨w, q̇⟩_M must not decrease, and no
+// progress over `stallWindow` iterations is a stall. Inactive without a certificate.
+struct CertificateWatch {
+  CertificateWatch(const ImpactSystem& system, const Eigen::VectorXd& w, const Eigen::VectorXd& v)
+      : w(w), active(w.size() > 0), wNorm(active ? system.normM(w) : 0.0), kw(active ? system.dotM(w, v) : 0.0),
+        kwMark(kw) {}
+
+  // Records step `it` (v after it) in st.
+  void update(const ImpactSystem& system, const Eigen::VectorXd& v, long it, const ResolverOptions& o, double norm0,
+              ResolverStats& st) {
+    const double k = system.dotM(w, v);
+    const double tol = o.certificateTolerance * wNorm * norm0;
+    if (k < kw - tol) st.certificateDecreased = true;
+    kw = k;
+    if (kw > kwMark + tol) kwMark = kw, markIter = it + 1;
+    else if (it + 1 - markIter >= o.stallWindow) st.certificateStalled = true;
+  }
+
+  const Eigen::VectorXd& w;
+  const bool active;
+  const double wNorm;
+  double kw, kwMark;
+  long markIter = 0;
+};
+
+// Pushes v into the cycle detector; on a revisit records it in st (period, first iteration) and returns true.
+bool recordCycle(CycleDetector& cycles, const ImpactSystem& system, const Eigen::VectorXd& v, long it,
+                 ResolverStats& st) {
+  const int period = cycles.push(system, v);
+  if (period <= 0) return false;
+  st.cycleDetected = true;
+  st.cyclePeriod = period;
+  st.cycleFirstSeen = it + 1;
+  return true;
+}
+
+// Algorithm 2 line 2 (lineality detection) and what it cost; a failed LP is recorded, not thrown.
+struct Detection {
+  LinealityResult lin;
+  bool detected = false;
+  double seconds = 0.0;  // detection + projection + building the projected system
+  std::string failure;
+};
+
+// Runs the detection into det, adding its wall time to det.seconds.
+void detectInto(const ImpactSystem& system, const LinealityOptions& lo, Detection& det) {
+  const auto t = Clock::now();
+  try {
+    det.lin = detectSystemLineality(system, lo);
+    det.detected = true;
+  } catch (const InputError&) {
+    throw;  // bad options or input: the caller's to fix
+  } catch (const Error& e) {
+    // An LP that ends non-optimal with both simplex algorithms must not fail the resolution: go on
+    // as Algorithm 1/3/4 (the cap and the cycle report still apply) and say so.
+    det.failure = e.what();
+    det.lin = LinealityResult{};
+  }
+  det.seconds += secondsSince(t);
+}
+
+// The report's note on the lazy variant's plain part (empty if it says nothing).
+std::string lazyNote(const ResolverStats& plain, bool interrupted, bool detected, long detectedAt, long K) {
+  if (interrupted)
+    return str(" Lazy: detection after ", plain.iterations, " plain iterations",
+               plain.cycleDetected ? str(" (a cycle of period ", plain.cyclePeriod, " was seen)") : std::string(), ".");
+  if (detected)
+    return str(" Lazy: detection after ", detectedAt, " plain iterations", detectedAt < K ? " (a cycle was seen)" : "",
+               " found no implicit equality; the loop went on.");
+  if (detectedAt < 0) return str(" Lazy: terminated within ", K, " plain iterations; no detection needed.");
+  return std::string();
+}
+
+// What Algorithm 2 did, for the stats and the report.
+struct AntiLockingSummary {
+  int removed = 0, lpSolves = 0, nI = 0, rank = 0;
+  double lpSeconds = 0.0, energyRemoved = 0.0;
+  bool fallback = false;
+  long plainIterations = 0;
+};
+
+// The detection's counts (zero without a successful detection); read before lin is moved.
+AntiLockingSummary summariseDetection(const Detection& det) {
+  AntiLockingSummary a;
+  if (det.detected) {
+    a.lpSolves = det.lin.lpSolves;
+    a.lpSeconds = det.lin.seconds;
+    a.nI = static_cast<int>(det.lin.implicitEqualities.size());
+    a.rank = det.lin.rank();
+  }
+  return a;
+}
+
+// Adds the lazy variant's plain part (stats and impulses) to the projected run's result.
+void addPlainPart(const ResolverStats& plain, const Eigen::VectorXd& plainImpulse, ResolveResult& res) {
+  ResolverStats& st = res.stats;
+  st.iterations += plain.iterations;
+  st.impulses += plain.impulses;
+  st.maxStepEnergyChange = std::max(st.maxStepEnergyChange, plain.maxStepEnergyChange);
+  st.certificateDecreased = st.certificateDecreased || plain.certificateDecreased;
+  if (plainImpulse.size() == res.impulse.size()) res.impulse += plainImpulse;
+}
+
+// The anti-locking fields of the stats (all but seconds and lpFraction).
+void recordAntiLocking(AntiLockingMode mode, const Detection& det, const AntiLockingSummary& a, ResolverStats& st) {
+  st.antiLocking = mode;
+  st.linealityDetections = det.detected ? 1 : 0;
+  st.implicitEqualities = a.nI;
+  st.linealityRank = a.rank;
+  st.constraintsRemoved = a.removed;
+  st.energyRemoved = a.energyRemoved;
+  st.iterationsBeforeProjection = a.plainIterations;
+  st.denseFallback = a.fallback;
+  st.lpSolves = a.lpSolves;
+  st.lpSeconds = a.lpSeconds;
+  st.antiLockingSeconds = det.seconds;
+}
+
+// The report's sentence on a successful detection.
+std::string antiLockingReport(AntiLockingMode mode, const AntiLockingSummary& a, const ResolverStats& st) {
+  return str(" Anti-locking (", toString(mode), ", Algorithm 2): ",
+             a.nI > 0 ? str(a.nI, " implicit equalities (rank ", a.rank, "), ", a.removed,
+                            " constraints removed, kinetic energy ", a.energyRemoved, " removed by the projection (",
+                            st.energyBefore > 0.0 ? 100.0 * a.energyRemoved / st.energyBefore : 0.0, "%)")
+                      : std::string("no implicit equalities"),
+             "; ", a.lpSolves, " LP", a.lpSolves == 1 ? "" : "s", ", ", a.lpSeconds, " s (", 100.0 * st.lpFraction,
+             "% of the resolution).");
+}
+
+}  // namespace
+
 double minRelativeFeasibility(const ImpactSystem& system, const Eigen::VectorXd& qdot) {
   const double nrm = system.normM(qdot);
   double worst = std::numeric_limits<double>::infinity();
@@ -60,7 +253,6 @@ Resolver::LoopResult Resolver::run(const ImpactSystem& system, ImpactOperator& o
   const Observer* observer = spec.observer && *spec.observer ? spec.observer : nullptr;
   static const Eigen::VectorXd kNoCertificate;
   const Eigen::VectorXd& certificate = spec.certificate ? *spec.certificate : kNoCertificate;
-  const bool hasW = certificate.size() > 0;
   LoopResult out;
   ResolveResult& res = out.result;
   ResolverStats& st = res.stats;
@@ -74,41 +266,16 @@ Resolver::LoopResult Resolver::run(const ImpactSystem& system, ImpactOperator& o
   const bool relaxed = options_.arithmetic == Arithmetic::Relaxed;
   const double norm0 = system.normM(qdot0);  // ‖q̇_0‖_M, the renormalisation target
   st.energyBefore = 0.5 * norm0 * norm0;
-  const double wNorm = hasW ? system.normM(certificate) : 0.0;
-  double kw = hasW ? system.dotM(certificate, v) : 0.0;
-  double kwMark = kw;
-  long markIter = 0;
-
-  // s = Nᵀq̇, kept up to date incrementally (README decision 3): after a step only the constraints
-  // sharing a body with an impulse change; renormalisation scales all of s. A full recompute every
-  // kRefresh iterations bounds the round-off of the repeated scaling.
-  constexpr long kRefresh = 256;
-  Eigen::VectorXd s(m);
-  std::vector<long> stamp(m, -1);
-  system.NT(v, s);
-  auto feasible = [&](double tau) {
-    for (int i = 0; i < m; ++i)
-      if (s[i] < -tau) return false;
-    return true;
-  };
-  auto refresh = [&](long it) {
-    for (int i = 0; i < m; ++i) {
-      if (lambda[i] == 0.0) continue;
-      for (int b : system.constraint(i).body) {
-        if (b < 0) continue;
-        for (int j : system.constraintsOfBody(b))
-          if (stamp[j] != it) stamp[j] = it, s[j] = system.dot(j, v);
-      }
-    }
-  };
+  CertificateWatch cert(system, certificate, v);
+  IncrementalSlacks slacks(system, v);
   double curNorm = norm0;  // ‖q̇_i‖_M, tracked so that each iteration computes one norm
   StepContext ctx;
   bool asked = false, pendingCycle = false;
-  ctx.s = &s;
+  ctx.s = &slacks.s();
   for (long it = 0;; ++it) {
     ctx.iteration = it;
     ctx.threshold = relaxed ? options_.epsilon * curNorm : 0.0;
-    if (feasible(ctx.threshold)) {  // Algorithm 1/3 exit test
+    if (slacks.feasible(ctx.threshold)) {  // Algorithm 1/3 exit test
       st.converged = true;
       break;
     }
@@ -133,41 +300,18 @@ Resolver::LoopResult Resolver::run(const ImpactSystem& system, ImpactOperator& o
       if (lambda[i] != 0.0) ++st.impulses, res.impulse[i] += lambda[i];
     const bool rescale = relaxed && options_.renormalise && na > 0.0;
     curNorm = rescale ? norm0 : na;
-    if ((it + 1) % kRefresh == 0) {
-      if (rescale) v *= norm0 / na;  // Algorithms 3/4 (ϵDRIFT)
-      system.NT(v, s);
-    } else {
-      refresh(it);
-      if (rescale) {  // Algorithms 3/4 (ϵDRIFT)
-        const double f = norm0 / na;
-        v *= f;
-        s *= f;
-      }
-    }
+    slacks.update(it, lambda, rescale, norm0, na, v);
     st.iterations = it + 1;
     if (observer) (*observer)(it, before, v, lambda);
     if (!v.allFinite())
       throw Error(str("impact resolver: operator ", op.name(), " produced a non-finite velocity at iteration ", it));
-    if (options_.detectCycles && !st.cycleDetected) {
-      const int period = cycles.push(system, v);
-      if (period > 0) {
-        st.cycleDetected = true;
-        st.cyclePeriod = period;
-        st.cycleFirstSeen = it + 1;
-        // Lazy: a revisit with period >= 2 is the signature of lineality (paper §4): detect now,
-        // before stopping. (Period 1 is a round-off stall, not lineality.)
-        if (lazyCheck && !asked && period > 1) pendingCycle = true;
-        else if (options_.stopOnCycle && op.memoryless()) break;
-      }
+    if (options_.detectCycles && !st.cycleDetected && recordCycle(cycles, system, v, it, st)) {
+      // Lazy: a revisit with period >= 2 is the signature of lineality (paper §4): detect now,
+      // before stopping. (Period 1 is a round-off stall, not lineality.)
+      if (lazyCheck && !asked && st.cyclePeriod > 1) pendingCycle = true;
+      else if (options_.stopOnCycle && op.memoryless()) break;
     }
-    if (hasW) {
-      const double k = system.dotM(certificate, v);
-      const double tol = options_.certificateTolerance * wNorm * norm0;
-      if (k < kw - tol) st.certificateDecreased = true;
-      kw = k;
-      if (kw > kwMark + tol) kwMark = kw, markIter = it + 1;
-      else if (it + 1 - markIter >= options_.stallWindow) st.certificateStalled = true;
-    }
+    if (cert.active) cert.update(system, v, it, options_, norm0, st);
   }
   return out;
 }
@@ -267,30 +411,11 @@ ResolveResult Resolver::runProjected(const ImpactSystem& system, const Projected
 }
 
 ResolveResult Resolver::resolveAntiLocked(const ImpactSystem& system, ImpactOperator& op, const Eigen::VectorXd& qdot0) {
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
-  auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+  const auto t0 = Clock::now();
   const bool relaxed = options_.arithmetic == Arithmetic::Relaxed;
   const LinealityOptions lo = linealityOptions();
-  LinealityResult lin;
-  bool detected = false;
-  double alSeconds = 0.0;
-  std::string failure;
-  auto detect = [&] {  // Algorithm 2 line 2
-    const auto t = clock::now();
-    try {
-      lin = detectSystemLineality(system, lo);
-      detected = true;
-    } catch (const InputError&) {
-      throw;  // bad options or input: the caller's to fix
-    } catch (const Error& e) {
-      // An LP that ends non-optimal with both simplex algorithms must not fail the resolution: go on
-      // as Algorithm 1/3/4 (the cap and the cycle report still apply) and say so.
-      failure = e.what();
-      lin = LinealityResult{};
-    }
-    alSeconds += since(t);
-  };
+  Detection det;
+  auto detect = [&] { detectInto(system, lo, det); };  // Algorithm 2 line 2
 
   ResolveResult res;
   Eigen::VectorXd v;  // the velocity to project (I ≠ ∅)
@@ -298,11 +423,11 @@ ResolveResult Resolver::resolveAntiLocked(const ImpactSystem& system, ImpactOper
   if (options_.antiLocking == AntiLockingMode::Eager) {
     detect();
     v = qdot0;
-    if (!lin.hasLineality()) {  // Algorithm 2 = Algorithm 1 on the unchanged input: identical results
+    if (!det.lin.hasLineality()) {  // Algorithm 2 = Algorithm 1 on the unchanged input: identical results
       Eigen::VectorXd w = options_.certificate;
-      if (w.size() == 0 && options_.certificateFromLineality && lin.certificate.size() == system.dofs() &&
-          lin.certificateMargin >= (relaxed ? options_.epsilon : 0.0))
-        w = lin.certificate;  // LP-1's strictly feasible w (Lemma 5.1 / 7.1) for the k_w check
+      if (w.size() == 0 && options_.certificateFromLineality && det.lin.certificate.size() == system.dofs() &&
+          det.lin.certificateMargin >= (relaxed ? options_.epsilon : 0.0))
+        w = det.lin.certificate;  // LP-1's strictly feasible w (Lemma 5.1 / 7.1) for the k_w check
       res = run(system, op, qdot0, {options_.maxIterations, nullptr, -1, &observer_, &w}).result;
     }
   } else {  // lazy (README decision 13)
@@ -311,82 +436,42 @@ ResolveResult Resolver::resolveAntiLocked(const ImpactSystem& system, ImpactOper
     const LazyCheck check = [&](long it) {
       detectedAt = it;
       detect();
-      return lin.hasLineality();
+      return det.lin.hasLineality();
     };
     LoopResult loop = run(system, op, qdot0, {options_.maxIterations, &check, K, &observer_, &options_.certificate});
     res = std::move(loop.result);
-    if (loop.interrupted) {
-      v = res.qdot;  // project the current iterate
-      note = str(" Lazy: detection after ", res.stats.iterations, " plain iterations",
-                 res.stats.cycleDetected ? str(" (a cycle of period ", res.stats.cyclePeriod, " was seen)") : std::string(),
-                 ".");
-    } else if (detected) {
-      note = str(" Lazy: detection after ", detectedAt, " plain iterations",
-                 detectedAt < K ? " (a cycle was seen)" : "", " found no implicit equality; the loop went on.");
-    } else if (detectedAt < 0) {
-      note = str(" Lazy: terminated within ", K, " plain iterations; no detection needed.");
-    }
+    if (loop.interrupted) v = res.qdot;  // project the current iterate
+    note = lazyNote(res.stats, loop.interrupted, det.detected, detectedAt, K);
   }
 
-  int removed = 0, lpSolves = 0, nI = 0, rank = 0;
-  double lpSeconds = 0.0, energyRemoved = 0.0;
-  bool fallback = false;
-  long plainIterations = 0;
-  if (detected) {
-    lpSolves = lin.lpSolves;
-    lpSeconds = lin.seconds;
-    nI = static_cast<int>(lin.implicitEqualities.size());
-    rank = lin.rank();
-  }
-  if (detected && lin.hasLineality()) {
+  AntiLockingSummary a = summariseDetection(det);
+  if (det.detected && det.lin.hasLineality()) {
     const ResolverStats plain = res.stats;  // lazy: the plain part (empty for eager)
     const Eigen::VectorXd plainImpulse = res.impulse;
-    plainIterations = plain.iterations;
-    const auto tp = clock::now();
-    const ProjectedProblem pp = projectSystem(system, std::move(lin), lo, options_.projectionDropTolerance);
-    energyRemoved = projectIterate(pp, v);  // line 3 (lazy: the current iterate)
-    alSeconds += since(tp);
-    removed = static_cast<int>(pp.removed.size());
-    fallback = !pp.representable;
-    res = runProjected(system, pp, op, v, options_.maxIterations - plainIterations, plainIterations);
-    ResolverStats& st = res.stats;
-    st.iterations += plainIterations;
-    st.impulses += plain.impulses;
-    st.maxStepEnergyChange = std::max(st.maxStepEnergyChange, plain.maxStepEnergyChange);
-    st.certificateDecreased = st.certificateDecreased || plain.certificateDecreased;
-    if (plainImpulse.size() == res.impulse.size()) res.impulse += plainImpulse;
-    if (fallback)
+    a.plainIterations = plain.iterations;
+    const auto tp = Clock::now();
+    const ProjectedProblem pp = projectSystem(system, std::move(det.lin), lo, options_.projectionDropTolerance);
+    a.energyRemoved = projectIterate(pp, v);  // line 3 (lazy: the current iterate)
+    det.seconds += secondsSince(tp);
+    a.removed = static_cast<int>(pp.removed.size());
+    a.fallback = !pp.representable;
+    res = runProjected(system, pp, op, v, options_.maxIterations - a.plainIterations, a.plainIterations);
+    addPlainPart(plain, plainImpulse, res);
+    if (a.fallback)
       note += str(" The projected constraints spread over more than two bodies (constraint ", pp.firstSpread,
                   "): the projected problem was resolved by the dense pairwise Gauss-Seidel fallback, not by ",
                   op.name(), ".");
   }
   ResolverStats& st = res.stats;
   st.energyBefore = system.kineticEnergy(qdot0);
-  st.antiLocking = options_.antiLocking;
-  st.linealityDetections = detected ? 1 : 0;
-  st.implicitEqualities = nI;
-  st.linealityRank = rank;
-  st.constraintsRemoved = removed;
-  st.energyRemoved = energyRemoved;
-  st.iterationsBeforeProjection = plainIterations;
-  st.denseFallback = fallback;
-  st.lpSolves = lpSolves;
-  st.lpSeconds = lpSeconds;
-  st.antiLockingSeconds = alSeconds;
-  st.seconds = since(t0);
-  st.lpFraction = st.seconds > 0.0 ? lpSeconds / st.seconds : 0.0;
-  finish(system, st, res.qdot, fallback ? std::string("dense pairwise GS (anti-locking fallback)") : op.name());
-  if (detected)
-    st.report += str(" Anti-locking (", toString(options_.antiLocking), ", Algorithm 2): ",
-                     nI > 0 ? str(nI, " implicit equalities (rank ", rank, "), ", removed,
-                                  " constraints removed, kinetic energy ", energyRemoved, " removed by the projection (",
-                                  st.energyBefore > 0.0 ? 100.0 * energyRemoved / st.energyBefore : 0.0, "%)")
-                            : std::string("no implicit equalities"),
-                     "; ", lpSolves, " LP", lpSolves == 1 ? "" : "s", ", ", lpSeconds, " s (",
-                     100.0 * st.lpFraction, "% of the resolution).");
-  st.linealityFailed = !failure.empty();
-  if (!failure.empty())
-    st.report += str(" Anti-locking: lineality detection FAILED, resolved without it (Algorithm 1/3/4): ", failure);
+  recordAntiLocking(options_.antiLocking, det, a, st);
+  st.seconds = secondsSince(t0);
+  st.lpFraction = st.seconds > 0.0 ? a.lpSeconds / st.seconds : 0.0;
+  finish(system, st, res.qdot, a.fallback ? std::string("dense pairwise GS (anti-locking fallback)") : op.name());
+  if (det.detected) st.report += antiLockingReport(options_.antiLocking, a, st);
+  st.linealityFailed = !det.failure.empty();
+  if (!det.failure.empty())
+    st.report += str(" Anti-locking: lineality detection FAILED, resolved without it (Algorithm 1/3/4): ", det.failure);
   st.report += note;
   return res;
 }
