@@ -20,6 +20,76 @@ using P = ModuleParams;
 
 const char* const kResolver = "impact.resolver";
 
+// The saved state (13 numbers a body) of this rank's block rows [first, first + rows): the /impact/state slab, or
+// the whole state replicated in impact_state by checkpoints written before the distributed world.
+std::vector<double> readBodyState(const io::CheckpointReader& in, std::int64_t n, std::int64_t first,
+                                  std::uint64_t rows) {
+  std::vector<double> s;
+  if (in.file().exists("/impact/state")) {
+    const io::Shape shape = in.file().shape("/impact/state");
+    if (shape.size() != 2 || shape[0] != static_cast<std::uint64_t>(n) || shape[1] != 13)
+      throw InputError(str(in.path(), ": /impact/state must be ", n, " x 13"));
+    s = in.file().readSlab("/impact/state", static_cast<std::uint64_t>(first), rows);
+  } else {  // written before the distributed world: the whole state replicated
+    const std::vector<double> all = in.readArray("impact_state");
+    if (all.size() != u(n) * 13) throw InputError(str(in.path(), ": impact_state has the wrong size"));
+    s.assign(all.begin() + static_cast<std::ptrdiff_t>(u(first) * 13),
+             all.begin() + static_cast<std::ptrdiff_t>((u(first) + rows) * 13));
+  }
+  return s;
+}
+
+// Position, velocity, spin and orientation of w's bodies from s; returns the message for the first body with a
+// non-finite value (empty if none).
+std::string applyBodyState(const io::CheckpointReader& in, const std::vector<double>& s, SimWorld& w) {
+  std::string bad;
+  for (std::size_t k = 0; k < w.bodies.size() && bad.empty(); ++k) {
+    SimBody& b = w.bodies[k];
+    const double* v = s.data() + 13 * k;
+    for (int i = 0; i < 13; ++i)
+      if (!std::isfinite(v[i])) bad = str(in.path(), ": /impact/state: body ", b.id, " has a non-finite value");
+    b.x = Eigen::Vector3d(v[0], v[1], v[2]);
+    b.v = Eigen::Vector3d(v[3], v[4], v[5]);
+    b.omega = Eigen::Vector3d(v[6], v[7], v[8]);
+    b.q = Eigen::Quaterniond(v[9], v[10], v[11], v[12]);
+  }
+  return bad;
+}
+
+// Collective: the same subdomains as when the checkpoint was written, at the same rank count; otherwise
+// (nothing saved, another rank count) nothing happens and the next step builds new ones.
+void restoreSubdomains(const io::CheckpointReader& in, SimStepper& stepper, std::int64_t n, std::int64_t first,
+                       std::uint64_t rows) {
+  const Comm& comm = stepper.comm();
+  if (comm.size() > 1 && in.file().exists("/impact/owner") && in.has("impact_decomposition")) {
+    const std::vector<double> tree = in.readArray("impact_decomposition");
+    if (!tree.empty() && tree[0] == comm.size()) {
+      const io::Shape shape = in.file().shape("/impact/owner");
+      if (shape.size() != 2 || shape[0] != static_cast<std::uint64_t>(n) || shape[1] != 2)
+        throw InputError(str(in.path(), ": /impact/owner must be ", n, " x 2"));
+      const std::vector<double> ow = in.file().readSlab("/impact/owner", static_cast<std::uint64_t>(first), rows);
+      std::vector<int> owner(rows);
+      std::vector<std::int64_t> weight(rows);
+      std::string why;
+      for (std::size_t k = 0; k < rows; ++k) {
+        owner[k] = static_cast<int>(ow[2 * k]);
+        weight[k] = static_cast<std::int64_t>(ow[2 * k + 1]);
+        if (!(ow[2 * k] >= 0 && ow[2 * k] < comm.size()) || !(ow[2 * k + 1] >= 1 && ow[2 * k + 1] < 1e15))
+          why = str(in.path(), ": /impact/owner: body ", first + static_cast<std::int64_t>(k), " has owner ", ow[2 * k],
+                    " and weight ", ow[2 * k + 1], " (", comm.size(), " ranks)");
+      }
+      SimDecomposition d;
+      try {
+        d = SimDecomposition::fromNumbers(tree, comm.size());
+      } catch (const InputError& e) {
+        why = str(in.path(), ": impact_decomposition: ", e.message());
+      }
+      raiseOnEveryRank(comm, !why.empty(), why);
+      stepper.restoreOwnership(d, owner, weight);
+    }
+  }
+}
+
 }  // namespace
 
 void ImpactModule::declare(ParamSchema& schema) {
@@ -328,60 +398,10 @@ void ImpactModule::loadCheckpoint(run::RunContext&, const io::CheckpointReader& 
   const std::int64_t first = stepper_->toBlocks();
   SimWorld& w = stepper_->world();
   const auto rows = static_cast<std::uint64_t>(w.numBodies());
-  std::vector<double> s;
-  if (in.file().exists("/impact/state")) {
-    const io::Shape shape = in.file().shape("/impact/state");
-    if (shape.size() != 2 || shape[0] != static_cast<std::uint64_t>(n) || shape[1] != 13)
-      throw InputError(str(in.path(), ": /impact/state must be ", n, " x 13"));
-    s = in.file().readSlab("/impact/state", static_cast<std::uint64_t>(first), rows);
-  } else {  // written before the distributed world: the whole state replicated
-    const std::vector<double> all = in.readArray("impact_state");
-    if (all.size() != u(n) * 13) throw InputError(str(in.path(), ": impact_state has the wrong size"));
-    s.assign(all.begin() + static_cast<std::ptrdiff_t>(u(first) * 13),
-             all.begin() + static_cast<std::ptrdiff_t>((u(first) + rows) * 13));
-  }
-  std::string bad;
-  for (std::size_t k = 0; k < w.bodies.size() && bad.empty(); ++k) {
-    SimBody& b = w.bodies[k];
-    const double* v = s.data() + 13 * k;
-    for (int i = 0; i < 13; ++i)
-      if (!std::isfinite(v[i])) bad = str(in.path(), ": /impact/state: body ", b.id, " has a non-finite value");
-    b.x = Eigen::Vector3d(v[0], v[1], v[2]);
-    b.v = Eigen::Vector3d(v[3], v[4], v[5]);
-    b.omega = Eigen::Vector3d(v[6], v[7], v[8]);
-    b.q = Eigen::Quaterniond(v[9], v[10], v[11], v[12]);
-  }
+  const std::vector<double> s = readBodyState(in, n, first, rows);
+  const std::string bad = applyBodyState(in, s, w);
   raiseOnEveryRank(stepper_->comm(), !bad.empty(), bad);
-  // The same subdomains as when the checkpoint was written, at the same rank count; otherwise the
-  // next step builds new ones.
-  const Comm& comm = stepper_->comm();
-  if (comm.size() > 1 && in.file().exists("/impact/owner") && in.has("impact_decomposition")) {
-    const std::vector<double> tree = in.readArray("impact_decomposition");
-    if (!tree.empty() && tree[0] == comm.size()) {
-      const io::Shape shape = in.file().shape("/impact/owner");
-      if (shape.size() != 2 || shape[0] != static_cast<std::uint64_t>(n) || shape[1] != 2)
-        throw InputError(str(in.path(), ": /impact/owner must be ", n, " x 2"));
-      const std::vector<double> ow = in.file().readSlab("/impact/owner", static_cast<std::uint64_t>(first), rows);
-      std::vector<int> owner(rows);
-      std::vector<std::int64_t> weight(rows);
-      std::string why;
-      for (std::size_t k = 0; k < rows; ++k) {
-        owner[k] = static_cast<int>(ow[2 * k]);
-        weight[k] = static_cast<std::int64_t>(ow[2 * k + 1]);
-        if (!(ow[2 * k] >= 0 && ow[2 * k] < comm.size()) || !(ow[2 * k + 1] >= 1 && ow[2 * k + 1] < 1e15))
-          why = str(in.path(), ": /impact/owner: body ", first + static_cast<std::int64_t>(k), " has owner ", ow[2 * k],
-                    " and weight ", ow[2 * k + 1], " (", comm.size(), " ranks)");
-      }
-      SimDecomposition d;
-      try {
-        d = SimDecomposition::fromNumbers(tree, comm.size());
-      } catch (const InputError& e) {
-        why = str(in.path(), ": impact_decomposition: ", e.message());
-      }
-      raiseOnEveryRank(comm, !why.empty(), why);
-      stepper_->restoreOwnership(d, owner, weight);
-    }
-  }
+  restoreSubdomains(in, *stepper_, n, first, rows);
   w.time = in.readReal("impact_time");
   stepper_->setSteps(static_cast<long>(in.readInt("impact_step")));
   energy0_ = in.readReal("impact_energy0");
