@@ -18,77 +18,106 @@ int ownerBody(const Constraint& c) {
   return b;
 }
 
+// Fails early, before any collective object exists, with the layer's message if the backend cannot
+// hold objects spanning comm's ranks.
+void requireDistributedBackend(const la::Backend& backend, const Comm& comm) {
+  const la::IndexMap probe(comm, 0);
+  try {
+    backend.requireUsable(probe);
+  } catch (const InputError& e) {
+    throw InputError(str("distributed impact resolution (one island over ", comm.size(), " ranks): ", e.what()));
+  }
+}
+
+// The rank of each body: the given list, checked, or (empty) contiguous body ranges of about d/P DOFs each.
+void assignBodyRanks(const ImpactSystem& system, int P, std::vector<int>& bodyRank) {
+  const int nb = system.numBodies(), d = system.dofs();
+  if (bodyRank.empty()) {
+    // Contiguous body ranges of about d/P DOFs each.
+    bodyRank.assign(static_cast<std::size_t>(nb), 0);
+    for (int b = 0; b < nb; ++b) {
+      const Body& body = system.body(b);
+      if (body.dofs == 0 || d == 0) continue;
+      const long r = static_cast<long>(body.offset) * P / d;
+      bodyRank[static_cast<std::size_t>(b)] = static_cast<int>(std::min<long>(r, P - 1));
+    }
+  }
+  if (static_cast<int>(bodyRank.size()) != nb)
+    throw InputError(str("distributed Delassus: body rank list has ", bodyRank.size(), " entries, the system ",
+                         nb, " bodies"));
+  for (int r : bodyRank)
+    if (r < 0 || r >= P) throw InputError(str("distributed Delassus: body rank ", r, " is not in [0, ", P, ")"));
+}
+
+// Distributed DOF numbering: bodies sorted by (rank, id), so each rank's DOFs are contiguous. Fills
+// the first distributed DOF of each body and rank `me`'s bodies with DOFs (sorted); returns their DOF count.
+la::GlobalIndex numberDofs(const ImpactSystem& system, const std::vector<int>& bodyRank, int me,
+                           std::vector<la::GlobalIndex>& distDof, std::vector<int>& ownedBodies) {
+  const int nb = system.numBodies();
+  std::vector<int> order(static_cast<std::size_t>(nb));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return bodyRank[a] < bodyRank[b]; });
+  distDof.assign(static_cast<std::size_t>(nb), 0);
+  la::GlobalIndex next = 0, ownedDofs = 0;
+  for (int b : order) {
+    distDof[static_cast<std::size_t>(b)] = next;
+    next += system.body(b).dofs;
+    if (bodyRank[b] == me && system.body(b).dofs > 0) {
+      ownedBodies.push_back(b);
+      ownedDofs += system.body(b).dofs;
+    }
+  }
+  std::sort(ownedBodies.begin(), ownedBodies.end());
+  return ownedDofs;
+}
+
+// Constraint ownership and the λ numbering (owner rank, constraint id): the distributed λ index of
+// each constraint, and rank `me`'s constraints in local order.
+void numberConstraints(const ImpactSystem& system, const std::vector<int>& bodyRank, int me,
+                       std::vector<la::GlobalIndex>& constraintGlobal, std::vector<int>& ownedConstraints) {
+  const int m = system.numConstraints();
+  std::vector<int> crank(static_cast<std::size_t>(m), 0);
+  for (int i = 0; i < m; ++i) {
+    const int b = ownerBody(system.constraint(i));
+    crank[static_cast<std::size_t>(i)] = b >= 0 ? bodyRank[b] : 0;
+  }
+  std::vector<int> corder(static_cast<std::size_t>(m));
+  std::iota(corder.begin(), corder.end(), 0);
+  std::stable_sort(corder.begin(), corder.end(), [&](int a, int b) { return crank[a] < crank[b]; });
+  constraintGlobal.assign(static_cast<std::size_t>(m), 0);
+  for (int k = 0; k < m; ++k) {
+    const int i = corder[static_cast<std::size_t>(k)];
+    constraintGlobal[static_cast<std::size_t>(i)] = k;
+    if (crank[static_cast<std::size_t>(i)] == me) ownedConstraints.push_back(i);
+  }
+}
+
+// Ghost bodies: touched by an owned constraint, owned elsewhere (sorted by id).
+std::vector<int> findGhostBodies(const ImpactSystem& system, const std::vector<int>& bodyRank,
+                                 const std::vector<int>& ownedConstraints, int me) {
+  std::vector<char> isGhost(static_cast<std::size_t>(system.numBodies()), 0);
+  std::vector<int> ghosts;
+  for (int i : ownedConstraints)
+    for (int b : system.constraint(i).body)
+      if (b >= 0 && bodyRank[b] != me && !isGhost[b]) isGhost[b] = 1, ghosts.push_back(b);
+  std::sort(ghosts.begin(), ghosts.end());
+  return ghosts;
+}
+
 }  // namespace
 
 DistributedDelassus::DistributedDelassus(const ImpactSystem& system, const la::Backend& backend, Comm comm,
                                          std::vector<int> bodyRank)
     : system_(system), backend_(backend), comm_(comm), bodyRank_(std::move(bodyRank)) {
   const int P = comm_.size(), me = comm_.rank();
-  const int nb = system_.numBodies(), m = system_.numConstraints(), d = system_.dofs();
-  {  // Fail early, before any collective object exists, with the layer's message.
-    const la::IndexMap probe(comm_, 0);
-    try {
-      backend_.requireUsable(probe);
-    } catch (const InputError& e) {
-      throw InputError(str("distributed impact resolution (one island over ", P, " ranks): ", e.what()));
-    }
-  }
-  if (bodyRank_.empty()) {
-    // Contiguous body ranges of about d/P DOFs each.
-    bodyRank_.assign(static_cast<std::size_t>(nb), 0);
-    for (int b = 0; b < nb; ++b) {
-      const Body& body = system_.body(b);
-      if (body.dofs == 0 || d == 0) continue;
-      const long r = static_cast<long>(body.offset) * P / d;
-      bodyRank_[static_cast<std::size_t>(b)] = static_cast<int>(std::min<long>(r, P - 1));
-    }
-  }
-  if (static_cast<int>(bodyRank_.size()) != nb)
-    throw InputError(str("distributed Delassus: body rank list has ", bodyRank_.size(), " entries, the system ",
-                         nb, " bodies"));
-  for (int r : bodyRank_)
-    if (r < 0 || r >= P) throw InputError(str("distributed Delassus: body rank ", r, " is not in [0, ", P, ")"));
+  const int nb = system_.numBodies(), d = system_.dofs();
+  requireDistributedBackend(backend_, comm_);
+  assignBodyRanks(system_, P, bodyRank_);
+  const la::GlobalIndex ownedDofs = numberDofs(system_, bodyRank_, me, distDof_, ownedBodies_);
+  numberConstraints(system_, bodyRank_, me, constraintGlobal_, ownedConstraints_);
 
-  // Distributed DOF numbering: bodies sorted by (rank, id), so each rank's DOFs are contiguous.
-  std::vector<int> order(static_cast<std::size_t>(nb));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return bodyRank_[a] < bodyRank_[b]; });
-  distDof_.assign(static_cast<std::size_t>(nb), 0);
-  la::GlobalIndex next = 0, ownedDofs = 0;
-  for (int b : order) {
-    distDof_[static_cast<std::size_t>(b)] = next;
-    next += system_.body(b).dofs;
-    if (bodyRank_[b] == me && system_.body(b).dofs > 0) {
-      ownedBodies_.push_back(b);
-      ownedDofs += system_.body(b).dofs;
-    }
-  }
-  std::sort(ownedBodies_.begin(), ownedBodies_.end());
-
-  // Constraint ownership and the λ numbering (owner rank, constraint id).
-  std::vector<int> crank(static_cast<std::size_t>(m), 0);
-  for (int i = 0; i < m; ++i) {
-    const int b = ownerBody(system_.constraint(i));
-    crank[static_cast<std::size_t>(i)] = b >= 0 ? bodyRank_[b] : 0;
-  }
-  std::vector<int> corder(static_cast<std::size_t>(m));
-  std::iota(corder.begin(), corder.end(), 0);
-  std::stable_sort(corder.begin(), corder.end(), [&](int a, int b) { return crank[a] < crank[b]; });
-  constraintGlobal_.assign(static_cast<std::size_t>(m), 0);
-  for (int k = 0; k < m; ++k) {
-    const int i = corder[static_cast<std::size_t>(k)];
-    constraintGlobal_[static_cast<std::size_t>(i)] = k;
-    if (crank[static_cast<std::size_t>(i)] == me) ownedConstraints_.push_back(i);
-  }
-
-  // Ghost bodies: touched by an owned constraint, owned elsewhere. Ghost DOFs of one body are
-  // consecutive in the ghost list, so its local indices are too.
-  std::vector<char> isGhost(static_cast<std::size_t>(nb), 0);
-  std::vector<int> ghosts;
-  for (int i : ownedConstraints_)
-    for (int b : system_.constraint(i).body)
-      if (b >= 0 && bodyRank_[b] != me && !isGhost[b]) isGhost[b] = 1, ghosts.push_back(b);
-  std::sort(ghosts.begin(), ghosts.end());
+  // Ghost DOFs of one body are consecutive in the ghost list, so its local indices are too.
+  const std::vector<int> ghosts = findGhostBodies(system_, bodyRank_, ownedConstraints_, me);
   ghostBodies_ = static_cast<int>(ghosts.size());
   std::vector<la::GlobalIndex> ghostDofs;
   for (int b : ghosts)
