@@ -97,7 +97,113 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// Writes the initial guess of the free particles into x: p_hat + dt^2 g and q_hat normalised.
+void setInitialGuess(la::Vector& x, const IncrementalPotential& phi, const System& s, std::size_t n, double dt) {
+  la::Vector::View w = x.view();
+  const auto& pHat = phi.pHat();
+  const auto& qHat = phi.qHat();
+  const Vec3 dg = dt * dt * s.gravity;
+  for (std::size_t a = 0; a < n; ++a) {
+    if (s.P.dof[a] != Dof::Free) continue;
+    double* b = w.data() + 7 * a;
+    const Vec4 q = qHat[a].normalized();
+    for (int k = 0; k < 3; ++k) b[k] = pHat[a][k] + dg[k];
+    for (int k = 0; k < 4; ++k) b[3 + k] = q[k];
+  }
+}
+
+// Copies the outcome of the `newton` variant into the step statistics.
+void recordNewton(StepStats& st, const solvers::NewtonStats& ns) {
+  st.newtonIterations = ns.iterations;
+  st.linearIterations = ns.linearIterations;
+  st.lineSearchTrials = ns.lineSearchTrials;
+  st.converged = ns.converged;
+  st.reason = ns.reason;
+  st.measure = ns.finalMeasure;
+  st.outerIterations = 1;
+  st.phases.newton = ns.phases;
+}
+
+// Copies the outcome of the first_order, penalty, augmented_lagrangian or lagrange variant into the statistics.
+void recordVariant(StepStats& st, const VariantResult& r) {
+  st.newtonIterations = r.iterations;
+  st.linearIterations = r.linearIterations;
+  st.lineSearchTrials = r.lineSearchTrials;
+  st.outerIterations = r.outerIterations;
+  st.converged = r.converged;
+  st.reason = r.reason;
+  st.measure = r.measure;
+  st.constraintViolation = r.constraintViolation;
+}
+
+// Puts back the positions and orientations x^n of the first n particles.
+void restoreStart(System& s, const std::vector<Vec3>& p0, const std::vector<Vec4>& q0, std::size_t n) {
+  for (std::size_t a = 0; a < n; ++a) {
+    s.P.p[a] = p0[a];
+    s.P.q[a] = q0[a];
+  }
+}
+
+// v^{n+1} = (x^{n+1} - x^n)/dt for the 7 components of the first n particles.
+void setVelocities(System& s, const std::vector<Vec3>& p0, const std::vector<Vec4>& q0, std::size_t n, double dt) {
+  const double idt = 1.0 / dt;
+  for (std::size_t a = 0; a < n; ++a) {
+    s.P.v[a] = (s.P.p[a] - p0[a]) * idt;
+    s.P.qdot[a] = (s.P.q[a] - q0[a]) * idt;
+  }
+}
+
+// Whether any contact (particle pair or obstacle) has a positive friction coefficient.
+bool anyFriction(const System& s) {
+  bool any = s.contact.muS > 0 || s.contact.muR > 0;
+  for (const Obstacle& o : s.obstacles) any = any || o.friction > 0;
+  return any;
+}
+
 }  // namespace
+
+// Minimises Eq. 6 from x_ with the chosen solver variant and records its outcome in st.
+void ImplicitStepper::minimise(StepStats& st) {
+  const std::string& v = opt_.solver;
+  if (v == "newton") {
+    recordNewton(st, newton_->solve(*potential_, *x_));
+    return;
+  }
+  VariantResult r;
+  IterationObserver obs;
+  if (energyObserver_) obs = energyObserver_;
+  if (v == "first_order")
+    r = solveFirstOrder(*potential_, manifold_, backend_, opt_, *x_, obs);
+  else if (v == "penalty" || v == "augmented_lagrangian")
+    r = solvePenalty(*potential_, backend_, opt_, v == "augmented_lagrangian", *x_, obs);
+  else
+    r = solveLagrange(*potential_, backend_, opt_, *x_, obs);
+  recordVariant(st, r);
+}
+
+// Restores x^n and throws if the solve gave a non-finite state or (unless allowed) did not converge;
+// warns at the first unconverged step that is accepted.
+void ImplicitStepper::checkSolveOutcome(const StepStats& st, std::size_t n, double tNext, double dt) {
+  const std::string& v = opt_.solver;
+  if (!std::isfinite(st.measure) || x_->hasNonFinite() || st.reason == SolverOutcome::NonFinite) {
+    restoreStart(s_, p0_, q0_, n);  // restore x^n
+    throw Error(str("bdem: the ", v, " solve of step ", st.step, " (t = ", tNext, ", dt = ", dt,
+                    ") produced a non-finite state"));
+  }
+  if (!st.converged && !opt_.allowUnconverged) {
+    restoreStart(s_, p0_, q0_, n);
+    throw Error(str("bdem: the ", v, " solve of step ", st.step, " (t = ", tNext, ", dt = ", dt,
+                    ") did not converge: ", st.reason, " after ", st.newtonIterations,
+                    " iterations, measure ", st.measure, " > tolerance ", opt_.tolerance));
+  }
+  if (!st.converged) {
+    // Under allow_unconverged: warn at the first such step (rank 0), count the rest for the summary.
+    if (unconvergedSteps_++ == 0)
+      log::warn("bdem: step ", st.step, " (t = ", tNext, ") ended unconverged (", st.reason, " after ",
+                st.newtonIterations, " iterations, relative residual ", st.measure, " > tolerance ",
+                opt_.tolerance, ") and was accepted (bdem.allow_unconverged); later ones are counted in the summary");
+  }
+}
 
 StepStats ImplicitStepper::step(double dt) {
   const auto t0 = Clock::now();
@@ -123,76 +229,12 @@ StepStats ImplicitStepper::step(double dt) {
   // exact minimiser of inertia + gravity (README decision 26). Without the shift, a free-flight step whose
   // gravity displacement dt^2 g is below tolerance * r converged at x_hat and dropped gravity.
   potential_->gather(*x_);
-  {
-    la::Vector::View w = x_->view();
-    const auto& pHat = potential_->pHat();
-    const auto& qHat = potential_->qHat();
-    const Vec3 dg = dt * dt * s_.gravity;
-    for (std::size_t a = 0; a < n; ++a) {
-      if (s_.P.dof[a] != Dof::Free) continue;
-      double* b = w.data() + 7 * a;
-      const Vec4 q = qHat[a].normalized();
-      for (int k = 0; k < 3; ++k) b[k] = pHat[a][k] + dg[k];
-      for (int k = 0; k < 4; ++k) b[3 + k] = q[k];
-    }
-  }
+  setInitialGuess(*x_, *potential_, s_, n, dt);
   x_->updateGhosts();
 
   // 3. minimise Eq. 6.
-  const std::string& v = opt_.solver;
-  if (v == "newton") {
-    const solvers::NewtonStats ns = newton_->solve(*potential_, *x_);
-    st.newtonIterations = ns.iterations;
-    st.linearIterations = ns.linearIterations;
-    st.lineSearchTrials = ns.lineSearchTrials;
-    st.converged = ns.converged;
-    st.reason = ns.reason;
-    st.measure = ns.finalMeasure;
-    st.outerIterations = 1;
-    st.phases.newton = ns.phases;
-  } else {
-    VariantResult r;
-    IterationObserver obs;
-    if (energyObserver_) obs = energyObserver_;
-    if (v == "first_order")
-      r = solveFirstOrder(*potential_, manifold_, backend_, opt_, *x_, obs);
-    else if (v == "penalty" || v == "augmented_lagrangian")
-      r = solvePenalty(*potential_, backend_, opt_, v == "augmented_lagrangian", *x_, obs);
-    else
-      r = solveLagrange(*potential_, backend_, opt_, *x_, obs);
-    st.newtonIterations = r.iterations;
-    st.linearIterations = r.linearIterations;
-    st.lineSearchTrials = r.lineSearchTrials;
-    st.outerIterations = r.outerIterations;
-    st.converged = r.converged;
-    st.reason = r.reason;
-    st.measure = r.measure;
-    st.constraintViolation = r.constraintViolation;
-  }
-  if (!std::isfinite(st.measure) || x_->hasNonFinite() || st.reason == SolverOutcome::NonFinite) {
-    for (std::size_t a = 0; a < n; ++a) {  // restore x^n
-      s_.P.p[a] = p0_[a];
-      s_.P.q[a] = q0_[a];
-    }
-    throw Error(str("bdem: the ", v, " solve of step ", st.step, " (t = ", tNext, ", dt = ", dt,
-                    ") produced a non-finite state"));
-  }
-  if (!st.converged && !opt_.allowUnconverged) {
-    for (std::size_t a = 0; a < n; ++a) {
-      s_.P.p[a] = p0_[a];
-      s_.P.q[a] = q0_[a];
-    }
-    throw Error(str("bdem: the ", v, " solve of step ", st.step, " (t = ", tNext, ", dt = ", dt,
-                    ") did not converge: ", st.reason, " after ", st.newtonIterations,
-                    " iterations, measure ", st.measure, " > tolerance ", opt_.tolerance));
-  }
-  if (!st.converged) {
-    // Under allow_unconverged: warn at the first such step (rank 0), count the rest for the summary.
-    if (unconvergedSteps_++ == 0)
-      log::warn("bdem: step ", st.step, " (t = ", tNext, ") ended unconverged (", st.reason, " after ",
-                st.newtonIterations, " iterations, relative residual ", st.measure, " > tolerance ",
-                opt_.tolerance, ") and was accepted (bdem.allow_unconverged); later ones are counted in the summary");
-  }
+  minimise(st);
+  checkSolveOutcome(st, n, tNext, dt);
   {
     const PotentialTerms T = potential_->terms(*x_);
     st.energy = T.total();
@@ -202,18 +244,13 @@ StepStats ImplicitStepper::step(double dt) {
 
   // 4. x^{n+1} and v^{n+1} = (x^{n+1} - x^n)/dt (Alg. 3 line 18), ghosts included.
   potential_->scatter(*x_);
-  const double idt = 1.0 / dt;
-  for (std::size_t a = 0; a < n; ++a) {
-    s_.P.v[a] = (s_.P.p[a] - p0_[a]) * idt;
-    s_.P.qdot[a] = (s_.P.q[a] - q0_[a]) * idt;
-  }
+  setVelocities(s_, p0_, q0_, n, dt);
   s_.time = tNext;
 
   // 5. friction (Alg. 3 line 19), fracture (line 20).
-  bool anyFriction = s_.contact.muS > 0 || s_.contact.muR > 0;
-  for (const Obstacle& o : s_.obstacles) anyFriction = anyFriction || o.friction > 0;
+  const bool withFriction = anyFriction(s_);
   tp = Clock::now();
-  if (opt_.friction && anyFriction && s_.contact.enabled) {
+  if (opt_.friction && withFriction && s_.contact.enabled) {
     applyFriction(s_, dt, potential_->kec(), potential_->kc(), potential_->candidates(), *work_, comm);
     domain_.exchangeState(s_);
   }

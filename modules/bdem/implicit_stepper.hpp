@@ -95,6 +95,8 @@ class ImplicitStepper {
 
  private:
   void ensureVectors();
+  void minimise(StepStats& st);
+  void checkSolveOutcome(const StepStats& st, std::size_t n, double tNext, double dt);
   System& s_;
   Domain& domain_;
   const la::Backend& backend_;
