@@ -38,6 +38,117 @@ Vec3 angularVelocity(const Vec4& q, const Vec4& qdot) {
   return w.head<3>();
 }
 
+// Solver work and contacts of one runner step's substeps: summed, the last substep's, or the worst.
+struct SubstepTotals {
+  long newton = 0, linear = 0, trials = 0, broken = 0, pairs = 0, obst = 0;
+  bool converged = true;
+  double measure = 0;
+  StepPhases phases;  // seconds by phase over the substeps (implicit_stepper.hpp)
+
+  // Adds one substep; the explicit integrator (implicit = false) always counts as converged.
+  void add(const StepStats& st, bool implicit) {
+    phases += st.phases;
+    newton += st.newtonIterations;
+    linear += st.linearIterations;
+    trials += st.lineSearchTrials;
+    broken += st.bondsBroken;
+    pairs = st.activePairContacts;
+    obst = st.activeObstacleContacts;
+    converged = converged && (st.converged || !implicit);
+    measure = std::max(measure, st.measure);
+  }
+};
+
+// Energies, momenta and penetration of the current state from the diagnostics' terms T and contact
+// candidates; collective.
+Measures measureState(const System& s, const IncrementalPotential& diag, const PotentialTerms& T, const Comm& comm) {
+  Measures m;
+  double pen = 0, penR = 0;
+  const Particles& P = s.P;
+  for (std::size_t a = 0; a < P.numOwned; ++a) {
+    const Vec3 w = angularVelocity(P.q[a], P.qdot[a]);
+    const double I = 0.4 * P.m[a] * P.r[a] * P.r[a];
+    m.kinetic += 0.5 * P.m[a] * P.v[a].squaredNorm() + 0.5 * I * w.squaredNorm();
+    m.momentum += P.m[a] * P.v[a];
+    m.angularMomentum += P.p[a].cross(P.m[a] * P.v[a]) + I * w;
+    if (s.contact.enabled)
+      for (const Obstacle& o : s.obstacles) {
+        const double d = P.r[a] - o.distance(P.p[a], s.time);
+        pen = std::max(pen, d);
+        penR = std::max(penR, d / P.r[a]);
+      }
+  }
+  for (const ContactCandidate& cc : diag.candidates()) {
+    const double d = P.r[cc.i] + P.r[cc.j] - (P.p[cc.i] - P.p[cc.j]).norm();
+    pen = std::max(pen, d);
+    penR = std::max(penR, d / std::min(P.r[cc.i], P.r[cc.j]));
+  }
+  m.kinetic = comm.sum(m.kinetic);
+  m.potential = T.total() - T.inertia;
+  for (int k = 0; k < 3; ++k) {
+    m.momentum[k] = comm.sum(m.momentum[k]);
+    m.angularMomentum[k] = comm.sum(m.angularMomentum[k]);
+  }
+  m.maxPenetration = comm.max(pen);
+  m.maxPenetrationOverR = comm.max(penR);
+  return m;
+}
+
+// The values of one runner step's diagnostics row (all global except the phase seconds).
+struct RowValues {
+  const Measures& m;
+  double bondEnergy;
+  const SubstepTotals& sub;
+  long alive, bonds0;
+  double fragments, largest, split;  // -1 where the fragments were not computed at this step
+  long ghosts;
+};
+
+// Appends the bdem columns of the diagnostics row, in their fixed order.
+void appendColumns(io::Diagnostics::Row& row, const RowValues& v) {
+  const auto d = [](long x) { return static_cast<double>(x); };
+  const Measures& m = v.m;
+  const StepPhases& phases = v.sub.phases;
+  const io::Diagnostics::Row mine = {{"kinetic_energy", m.kinetic},
+                                     {"potential_energy", m.potential},
+                                     {"total_energy", m.kinetic + m.potential},
+                                     {"bond_energy", v.bondEnergy},
+                                     {"momentum_x", m.momentum[0]},
+                                     {"momentum_y", m.momentum[1]},
+                                     {"momentum_z", m.momentum[2]},
+                                     {"angular_momentum_x", m.angularMomentum[0]},
+                                     {"angular_momentum_y", m.angularMomentum[1]},
+                                     {"angular_momentum_z", m.angularMomentum[2]},
+                                     {"newton_iterations", d(v.sub.newton)},
+                                     {"linear_iterations", d(v.sub.linear)},
+                                     {"line_search_trials", d(v.sub.trials)},
+                                     {"converged", v.sub.converged ? 1.0 : 0.0},
+                                     {"measure", v.sub.measure},
+                                     {"bonds_alive", d(v.alive)},
+                                     {"bonds_broken", d(v.bonds0 - v.alive)},
+                                     {"bonds_broken_step", d(v.sub.broken)},
+                                     {"active_pair_contacts", d(v.sub.pairs)},
+                                     {"active_obstacle_contacts", d(v.sub.obst)},
+                                     {"fragments", v.fragments},
+                                     {"largest_fragment", v.largest},
+                                     {"split", v.split},
+                                     {"max_penetration", m.maxPenetration},
+                                     {"max_penetration_over_r", m.maxPenetrationOverR},
+                                     {"ghosts", d(v.ghosts)},
+                                     // Wall seconds by phase on this rank (rank 0's row), summed over the substeps.
+                                     {"time_step", phases.step},
+                                     {"time_energy", phases.newton.energy},
+                                     {"time_gradient", phases.newton.gradient},
+                                     {"time_assemble", phases.newton.assemble},
+                                     {"time_pc_setup", phases.newton.preconditioner},
+                                     {"time_krylov", phases.newton.krylov},
+                                     {"time_line_search", phases.newton.lineSearch},
+                                     {"time_contact", phases.contact},
+                                     {"time_friction", phases.friction},
+                                     {"time_fracture", phases.fracture}};
+  row.insert(row.end(), mine.begin(), mine.end());
+}
+
 }  // namespace
 
 BdemModule::BdemModule() = default;
@@ -137,27 +248,13 @@ StepStats BdemModule::advance(double dt) {
 
 void BdemModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
   const Comm& comm = ctx.comm;
-  long newton = 0, linear = 0, trials = 0, broken = 0, pairs = 0, obst = 0;
-  bool converged = true;
-  double measure = 0;
-  StepPhases phases;  // seconds by phase over the substeps (implicit_stepper.hpp)
-  for (int k = 0; k < p_.substeps; ++k) {
-    const StepStats st = advance(dt_);
-    phases += st.phases;
-    newton += st.newtonIterations;
-    linear += st.linearIterations;
-    trials += st.lineSearchTrials;
-    broken += st.bondsBroken;
-    pairs = st.activePairContacts;
-    obst = st.activeObstacleContacts;
-    converged = converged && (st.converged || !implicit_);
-    measure = std::max(measure, st.measure);
-  }
+  SubstepTotals sub;
+  for (int k = 0; k < p_.substeps; ++k) sub.add(advance(dt_), implicit_ != nullptr);
   ++stepsDone_;
-  newtonTotal_ += newton;
-  linearTotal_ += linear;
-  trialsTotal_ += trials;
-  notConverged_ += converged ? 0 : 1;
+  newtonTotal_ += sub.newton;
+  linearTotal_ += sub.linear;
+  trialsTotal_ += sub.trials;
+  notConverged_ += sub.converged ? 0 : 1;
 
   // Energies, momenta and penetration at the new state.
   domain_->exchangeState(s_);
@@ -169,35 +266,7 @@ void BdemModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
   }
   diag_->gather(*diagX_);
   const PotentialTerms T = diag_->terms(*diagX_);
-  Measures m;
-  double pen = 0, penR = 0;
-  const Particles& P = s_.P;
-  for (std::size_t a = 0; a < P.numOwned; ++a) {
-    const Vec3 w = angularVelocity(P.q[a], P.qdot[a]);
-    const double I = 0.4 * P.m[a] * P.r[a] * P.r[a];
-    m.kinetic += 0.5 * P.m[a] * P.v[a].squaredNorm() + 0.5 * I * w.squaredNorm();
-    m.momentum += P.m[a] * P.v[a];
-    m.angularMomentum += P.p[a].cross(P.m[a] * P.v[a]) + I * w;
-    if (s_.contact.enabled)
-      for (const Obstacle& o : s_.obstacles) {
-        const double d = P.r[a] - o.distance(P.p[a], s_.time);
-        pen = std::max(pen, d);
-        penR = std::max(penR, d / P.r[a]);
-      }
-  }
-  for (const ContactCandidate& cc : diag_->candidates()) {
-    const double d = P.r[cc.i] + P.r[cc.j] - (P.p[cc.i] - P.p[cc.j]).norm();
-    pen = std::max(pen, d);
-    penR = std::max(penR, d / std::min(P.r[cc.i], P.r[cc.j]));
-  }
-  m.kinetic = comm.sum(m.kinetic);
-  m.potential = T.total() - T.inertia;
-  for (int k = 0; k < 3; ++k) {
-    m.momentum[k] = comm.sum(m.momentum[k]);
-    m.angularMomentum[k] = comm.sum(m.angularMomentum[k]);
-  }
-  m.maxPenetration = comm.max(pen);
-  m.maxPenetrationOverR = comm.max(penR);
+  const Measures m = measureState(s_, *diag_, T, comm);
   energyLast_ = m.kinetic + m.potential;
 
   const long alive = static_cast<long>(comm.sum(static_cast<std::int64_t>(s_.aliveBonds())));
@@ -215,45 +284,9 @@ void BdemModule::step(run::RunContext& ctx, io::Diagnostics::Row& row) {
       fractureTime_ = s_.time;
     }
   }
-  const auto d = [](long x) { return static_cast<double>(x); };
-  const io::Diagnostics::Row mine = {{"kinetic_energy", m.kinetic},
-                                     {"potential_energy", m.potential},
-                                     {"total_energy", m.kinetic + m.potential},
-                                     {"bond_energy", T.bonds},
-                                     {"momentum_x", m.momentum[0]},
-                                     {"momentum_y", m.momentum[1]},
-                                     {"momentum_z", m.momentum[2]},
-                                     {"angular_momentum_x", m.angularMomentum[0]},
-                                     {"angular_momentum_y", m.angularMomentum[1]},
-                                     {"angular_momentum_z", m.angularMomentum[2]},
-                                     {"newton_iterations", d(newton)},
-                                     {"linear_iterations", d(linear)},
-                                     {"line_search_trials", d(trials)},
-                                     {"converged", converged ? 1.0 : 0.0},
-                                     {"measure", measure},
-                                     {"bonds_alive", d(alive)},
-                                     {"bonds_broken", d(bonds0_ - alive)},
-                                     {"bonds_broken_step", d(broken)},
-                                     {"active_pair_contacts", d(pairs)},
-                                     {"active_obstacle_contacts", d(obst)},
-                                     {"fragments", fragments},
-                                     {"largest_fragment", largest},
-                                     {"split", split},
-                                     {"max_penetration", m.maxPenetration},
-                                     {"max_penetration_over_r", m.maxPenetrationOverR},
-                                     {"ghosts", d(comm.sum(static_cast<std::int64_t>(P.size() - P.numOwned)))},
-                                     // Wall seconds by phase on this rank (rank 0's row), summed over the substeps.
-                                     {"time_step", phases.step},
-                                     {"time_energy", phases.newton.energy},
-                                     {"time_gradient", phases.newton.gradient},
-                                     {"time_assemble", phases.newton.assemble},
-                                     {"time_pc_setup", phases.newton.preconditioner},
-                                     {"time_krylov", phases.newton.krylov},
-                                     {"time_line_search", phases.newton.lineSearch},
-                                     {"time_contact", phases.contact},
-                                     {"time_friction", phases.friction},
-                                     {"time_fracture", phases.fracture}};
-  row.insert(row.end(), mine.begin(), mine.end());
+  const Particles& P = s_.P;
+  const long ghosts = comm.sum(static_cast<std::int64_t>(P.size() - P.numOwned));
+  appendColumns(row, {m, T.bonds, sub, alive, bonds0_, fragments, largest, split, ghosts});
 
   // Probes (probes.hpp): the support forces need grad V on the Dirichlet particles.
   if (!probes_.empty()) {
