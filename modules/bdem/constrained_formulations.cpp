@@ -262,6 +262,92 @@ void normaliseQuaternions(la::Vector& x, int stride, const System& s) {
   x.updateGhosts();
 }
 
+// ---------------------------------------------------------------------------------------------
+// Lagrange formulation (Eq. 37): KKT unknowns z in blocks of 8, (p, q, lambda) per particle.
+
+// z = (x, lambda_0 = 0) from the point vector x (block 7).
+void packKkt(const la::Vector& x, la::Vector& z, std::size_t n) {
+  la::Vector::ConstView xr = x.constView();
+  la::Vector::View w = z.view();
+  for (std::size_t a = 0; a < n; ++a) {
+    for (int k = 0; k < 7; ++k) w[static_cast<la::LocalIndex>(8 * a + k)] = xr[static_cast<la::LocalIndex>(7 * a + k)];
+    w[static_cast<la::LocalIndex>(8 * a + 7)] = 0.0;  // lambda_0
+  }
+}
+
+// The point vector x (block 7) from z, the multipliers dropped.
+void unpackKkt(const la::Vector& z, la::Vector& x, std::size_t n) {
+  la::Vector::ConstView zr = z.constView();
+  la::Vector::View w = x.view();
+  for (std::size_t a = 0; a < n; ++a)
+    for (int k = 0; k < 7; ++k) w[static_cast<la::LocalIndex>(7 * a + k)] = zr[static_cast<la::LocalIndex>(8 * a + k)];
+}
+
+// Residual of the KKT conditions (Eq. 37): (grad Phi + lambda q, C(q)); lambda read from z.
+void kktResidual(EuclideanForm& form, const System& s, std::size_t n, la::Vector& Z, la::Vector& R) {
+  la::Vector::ConstView zr = Z.constView();
+  for (std::size_t a = 0; a < n; ++a) form.lambda()[a] = zr[static_cast<la::LocalIndex>(8 * a + 7)];
+  la::Vector::View rw = R.view();
+  std::fill(rw.all().begin(), rw.all().end(), 0.0);
+  form.gradient(zr.data(), rw.data());
+  for (std::size_t a = 0; a < n; ++a)
+    rw[static_cast<la::LocalIndex>(8 * a + 7)] = s.P.dof[a] == Dof::Free ? EuclideanForm::C(form.q(zr.data(), a)) : 0.0;
+}
+
+// The KKT matrix at z: the Hessian of Phi (unprojected) bordered by the constraint gradients q.
+la::MatrixPtr assembleKkt(const EuclideanForm& form, const System& s, std::size_t n, const la::Vector& z,
+                          la::MatrixAssembler& asmb) {
+  using Mat8 = Eigen::Matrix<double, 8, 8>;
+  asmb.begin();
+  {
+    la::Vector::ConstView zr = z.constView();
+    form.hessian(zr.data(), false, [&](GlobalId I, GlobalId J, const Mat7& b) {
+      Mat8 B = Mat8::Zero();
+      B.topLeftCorner<7, 7>() = b;
+      asmb.addBlock(I, J, B);
+    });
+    for (std::size_t a = 0; a < n; ++a) {  // the constraint rows/columns [0, q; q^T, 0]
+      Mat8 B = Mat8::Zero();
+      if (s.P.dof[a] == Dof::Free) {
+        const Vec4 qa = form.q(zr.data(), a);
+        B.block<4, 1>(3, 7) = qa;
+        B.block<1, 4>(7, 3) = qa.transpose();
+      } else {
+        B(7, 7) = 1.0;
+      }
+      asmb.addBlock(s.P.gid[a], s.P.gid[a], B);
+    }
+  }
+  return asmb.end();
+}
+
+// The linear solver of the KKT systems: bdem.kkt_solver, no preconditioner, rtol kKktRtol.
+la::LinearSolverPtr createKktSolver(const la::Backend& backend, const IntegratorOptions& opt) {
+  la::LinearSolverOptions lo = opt.newton.linear;
+  lo.type = opt.kktSolver;
+  lo.preconditioner = "none";
+  lo.rtol = kKktRtol;  // type, preconditioner and rtol: reported at set-up when they differ from the user's
+  return backend.createLinearSolver(lo);
+}
+
+// Whether the KKT iteration stops before step k (res.reason set): non-finite, converged or out of iterations.
+bool kktStops(VariantResult& res, const IntegratorOptions& opt, int k) {
+  if (!std::isfinite(res.measure)) {
+    res.reason = SolverOutcome::NonFinite;
+    return true;
+  }
+  if (res.measure <= opt.tolerance && res.constraintViolation <= opt.constraintTolerance) {
+    res.converged = true;
+    res.reason = SolverOutcome::Gtol;
+    return true;
+  }
+  if (k >= opt.newton.maxIterations) {
+    res.reason = SolverOutcome::MaxIterations;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -394,25 +480,9 @@ VariantResult solveLagrange(IncrementalPotential& phi, const la::Backend& backen
                                                    std::vector<la::GlobalIndex>{}, 8);
   la::VectorPtr z = backend.createVector(map8), zt = backend.createVector(map8), r = backend.createVector(map8),
                 dz = backend.createVector(map8), rhs = backend.createVector(map8);
-  {
-    la::Vector::ConstView xr = x.constView();
-    la::Vector::View w = z->view();
-    for (std::size_t a = 0; a < n; ++a) {
-      for (int k = 0; k < 7; ++k) w[static_cast<la::LocalIndex>(8 * a + k)] = xr[static_cast<la::LocalIndex>(7 * a + k)];
-      w[static_cast<la::LocalIndex>(8 * a + 7)] = 0.0;  // lambda_0
-    }
-  }
+  packKkt(x, *z, n);
   EuclideanForm form(phi, 8);
-  // Residual of the KKT conditions (Eq. 37): (grad Phi + lambda q, C(q)); lambda read from z.
-  auto residual = [&](la::Vector& Z, la::Vector& R) {
-    la::Vector::ConstView zr = Z.constView();
-    for (std::size_t a = 0; a < n; ++a) form.lambda()[a] = zr[static_cast<la::LocalIndex>(8 * a + 7)];
-    la::Vector::View rw = R.view();
-    std::fill(rw.all().begin(), rw.all().end(), 0.0);
-    form.gradient(zr.data(), rw.data());
-    for (std::size_t a = 0; a < n; ++a)
-      rw[static_cast<la::LocalIndex>(8 * a + 7)] = s.P.dof[a] == Dof::Free ? EuclideanForm::C(form.q(zr.data(), a)) : 0.0;
-  };
+  auto residual = [&](la::Vector& Z, la::Vector& R) { kktResidual(form, s, n, Z, R); };
   auto measure = [&](la::Vector& Z, la::Vector& R) {
     la::Vector::ConstView rr = R.constView();
     la::Vector::ConstView zr = Z.constView();
@@ -420,49 +490,12 @@ VariantResult solveLagrange(IncrementalPotential& phi, const la::Backend& backen
     return form.measure(rr.data());
   };
   std::unique_ptr<la::MatrixAssembler> asmb = backend.createAssembler(map8, map8);
-  la::LinearSolverOptions lo = opt.newton.linear;
-  lo.type = opt.kktSolver;
-  lo.preconditioner = "none";
-  lo.rtol = kKktRtol;  // type, preconditioner and rtol: reported at set-up when they differ from the user's
-  la::LinearSolverPtr solver = backend.createLinearSolver(lo);
-  using Mat8 = Eigen::Matrix<double, 8, 8>;
+  la::LinearSolverPtr solver = createKktSolver(backend, opt);
   residual(*z, *r);
   for (int k = 0;; ++k) {
     res.measure = measure(*z, *r);
-    if (!std::isfinite(res.measure)) {
-      res.reason = SolverOutcome::NonFinite;
-      break;
-    }
-    if (res.measure <= opt.tolerance && res.constraintViolation <= opt.constraintTolerance) {
-      res.converged = true;
-      res.reason = SolverOutcome::Gtol;
-      break;
-    }
-    if (k >= opt.newton.maxIterations) {
-      res.reason = SolverOutcome::MaxIterations;
-      break;
-    }
-    asmb->begin();
-    {
-      la::Vector::ConstView zr = z->constView();
-      form.hessian(zr.data(), false, [&](GlobalId I, GlobalId J, const Mat7& b) {
-        Mat8 B = Mat8::Zero();
-        B.topLeftCorner<7, 7>() = b;
-        asmb->addBlock(I, J, B);
-      });
-      for (std::size_t a = 0; a < n; ++a) {  // the constraint rows/columns [0, q; q^T, 0]
-        Mat8 B = Mat8::Zero();
-        if (s.P.dof[a] == Dof::Free) {
-          const Vec4 qa = form.q(zr.data(), a);
-          B.block<4, 1>(3, 7) = qa;
-          B.block<1, 4>(7, 3) = qa.transpose();
-        } else {
-          B(7, 7) = 1.0;
-        }
-        asmb->addBlock(s.P.gid[a], s.P.gid[a], B);
-      }
-    }
-    la::MatrixPtr K = asmb->end();
+    if (kktStops(res, opt, k)) break;
+    la::MatrixPtr K = assembleKkt(form, s, n, *z, *asmb);
     solver->setOperator(K);
     rhs->copy(*r);
     rhs->scale(-1.0);
@@ -496,12 +529,7 @@ VariantResult solveLagrange(IncrementalPotential& phi, const la::Backend& backen
       observer(k + 1, form.energy(zr.data()));
     }
   }
-  {
-    la::Vector::ConstView zr = z->constView();
-    la::Vector::View w = x.view();
-    for (std::size_t a = 0; a < n; ++a)
-      for (int k = 0; k < 7; ++k) w[static_cast<la::LocalIndex>(7 * a + k)] = zr[static_cast<la::LocalIndex>(8 * a + k)];
-  }
+  unpackKkt(*z, x, n);
   normaliseQuaternions(x, 7, s);
   return res;
 }
