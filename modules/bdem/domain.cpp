@@ -167,6 +167,44 @@ class CellGrid {
   std::vector<std::pair<std::uint64_t, std::size_t>> entries_;
 };
 
+// Throws unless the scene holds every particle (none distributed yet) at a finite position.
+void checkScene(const Particles& P, std::size_t n) {
+  if (P.numOwned != 0 && P.numOwned != n)
+    throw Error(str("bdem Domain::distribute: the scene must hold every particle (numOwned = ",
+                    P.numOwned, ", size = ", n, ")"));
+  for (std::size_t a = 0; a < n; ++a)
+    if (!std::isfinite(P.p[a].squaredNorm()))
+      throw InputError(str("bdem: scene particle ", P.gid[a], " has a non-finite position"));
+}
+
+// The scene particles in Morton order over the bounding cube, ties by scene id: perm[k] is the kth.
+std::vector<std::size_t> mortonOrder(const Particles& P, std::size_t n) {
+  Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+  for (std::size_t a = 0; a < n; ++a) {
+    lo = lo.cwiseMin(P.p[a]);
+    hi = hi.cwiseMax(P.p[a]);
+  }
+  const double ext = n > 0 ? (hi - lo).maxCoeff() : 0.0;
+  const double scale = ext > 0 ? double((1 << 21) - 1) / ext : 0.0;
+  std::vector<std::uint64_t> key(n);
+  for (std::size_t a = 0; a < n; ++a) key[a] = mortonKey(P.p[a], lo, scale);
+  std::vector<std::size_t> perm(n);
+  std::iota(perm.begin(), perm.end(), std::size_t{0});
+  std::sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) {
+    if (key[a] != key[b]) return key[a] < key[b];
+    return P.gid[a] < P.gid[b];
+  });
+  return perm;
+}
+
+// Throws if two scene particles share an id.
+void checkUniqueIds(const Particles& P) {
+  std::vector<GlobalId> ids(P.gid.begin(), P.gid.end());
+  std::sort(ids.begin(), ids.end());
+  const auto dup = std::adjacent_find(ids.begin(), ids.end());
+  if (dup != ids.end()) throw InputError(str("bdem: scene particle id ", *dup, " is used twice"));
+}
+
 }  // namespace
 
 struct Domain::Impl {
@@ -205,7 +243,19 @@ struct Domain::Impl {
     return static_cast<std::int32_t>(P.numOwned + static_cast<std::size_t>(it - ghostGids.begin()));
   }
 
+  // distribute() steps: the owned range of every rank, the owned particles, the bonds held here.
+  void partition(int ranks, int me);
+  Particles takeOwned(const Particles& P, const std::vector<std::size_t>& perm);
+  std::vector<Bond> assignBonds(const System& s, std::size_t n, int me);
+
   bool refresh(System& s, double reach, bool force);
+  // refresh() steps: the skin test, the ghost messages and their answers, the bonds' local indices.
+  bool withinSkin(const Particles& P, double reach) const;
+  std::vector<std::vector<double>> packGhostCandidates(const Particles& P, double reach) const;
+  std::vector<std::vector<std::int64_t>> keepGhosts(Particles& P, double reach,
+                                                    const std::vector<std::vector<double>>& recv);
+  void setSendLists(const std::vector<std::vector<std::int64_t>>& keptHere);
+  void localiseBonds(System& s) const;
   void exchange(System& s) const;
 };
 
@@ -218,64 +268,59 @@ void Domain::distribute(System& s, double reach) {
   const std::size_t n = P.size();
   d.N = static_cast<long>(n);
   const int ranks = d.comm.size(), me = d.comm.rank();
-  if (P.numOwned != 0 && P.numOwned != n)
-    throw Error(str("bdem Domain::distribute: the scene must hold every particle (numOwned = ",
-                    P.numOwned, ", size = ", n, ")"));
-  for (std::size_t a = 0; a < n; ++a)
-    if (!std::isfinite(P.p[a].squaredNorm()))
-      throw InputError(str("bdem: scene particle ", P.gid[a], " has a non-finite position"));
+  checkScene(P, n);
 
   // Morton order over the bounding cube, ties by scene id.
-  Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
-  for (std::size_t a = 0; a < n; ++a) {
-    lo = lo.cwiseMin(P.p[a]);
-    hi = hi.cwiseMax(P.p[a]);
-  }
-  const double ext = n > 0 ? (hi - lo).maxCoeff() : 0.0;
-  const double scale = ext > 0 ? double((1 << 21) - 1) / ext : 0.0;
-  std::vector<std::uint64_t> key(n);
-  for (std::size_t a = 0; a < n; ++a) key[a] = mortonKey(P.p[a], lo, scale);
-  std::vector<std::size_t> perm(n);
-  std::iota(perm.begin(), perm.end(), std::size_t{0});
-  std::sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) {
-    if (key[a] != key[b]) return key[a] < key[b];
-    return P.gid[a] < P.gid[b];
-  });
-  {
-    std::vector<GlobalId> ids(P.gid.begin(), P.gid.end());
-    std::sort(ids.begin(), ids.end());
-    const auto dup = std::adjacent_find(ids.begin(), ids.end());
-    if (dup != ids.end()) throw InputError(str("bdem: scene particle id ", *dup, " is used twice"));
-  }
+  const std::vector<std::size_t> perm = mortonOrder(P, n);
+  checkUniqueIds(P);
   d.newIndex.assign(n, 0);
   for (std::size_t k = 0; k < n; ++k) d.newIndex[perm[k]] = static_cast<GlobalId>(k);
 
-  // Balanced contiguous ranges.
-  d.offsets.assign(static_cast<std::size_t>(ranks) + 1, 0);
-  for (int r = 0; r < ranks; ++r)
-    d.offsets[r + 1] = d.offsets[r] + d.N / ranks + (r < d.N % ranks ? 1 : 0);
-  d.begin = d.offsets[me];
-  d.end = d.offsets[me + 1];
+  d.partition(ranks, me);
+  Particles owned = d.takeOwned(P, perm);
+  std::vector<Bond> mine = d.assignBonds(s, n, me);
+  s.P = std::move(owned);
+  s.bonds = std::move(mine);
+  d.ghostGids.clear();
+  d.map.reset();
+  d.distributed = true;
+  d.refresh(s, reach, true);
+}
 
+// Balanced contiguous ranges.
+void Domain::Impl::partition(int ranks, int me) {
+  offsets.assign(static_cast<std::size_t>(ranks) + 1, 0);
+  for (int r = 0; r < ranks; ++r)
+    offsets[r + 1] = offsets[r] + N / ranks + (r < N % ranks ? 1 : 0);
+  begin = offsets[me];
+  end = offsets[me + 1];
+}
+
+// The particles of the owned range, renumbered by global index; records their scene ids.
+Particles Domain::Impl::takeOwned(const Particles& P, const std::vector<std::size_t>& perm) {
   Particles owned;
-  d.sceneIds.clear();
-  for (GlobalId g = d.begin; g < d.end; ++g) {
+  sceneIds.clear();
+  for (GlobalId g = begin; g < end; ++g) {
     const std::size_t a = perm[static_cast<std::size_t>(g)];
     copyParticle(P, a, owned);
     owned.gid.back() = g;
-    d.sceneIds.push_back(P.gid[a]);
+    sceneIds.push_back(P.gid[a]);
   }
   owned.numOwned = owned.size();
+  return owned;
+}
 
-  // Bonds: renumber, orient so gid(i) < gid(j), keep those whose smaller end is owned here.
-  d.bondSend.assign(static_cast<std::size_t>(ranks), {});
+// Bonds: renumber, orient so gid(i) < gid(j), keep those whose smaller end is owned here; fills bondSend.
+std::vector<Bond> Domain::Impl::assignBonds(const System& s, std::size_t n, int me) {
+  const Particles& P = s.P;
+  bondSend.assign(static_cast<std::size_t>(comm.size()), {});
   std::vector<Bond> mine;
   for (const Bond& b0 : s.bonds) {
     if (b0.i < 0 || b0.j < 0 || static_cast<std::size_t>(b0.i) >= n || static_cast<std::size_t>(b0.j) >= n)
       throw InputError(str("bdem: a scene bond refers to particle index ", b0.i, " / ", b0.j,
                            " outside [0, ", n, ")"));
     Bond b = b0;
-    GlobalId gi = d.newIndex[b0.i], gj = d.newIndex[b0.j];
+    GlobalId gi = newIndex[b0.i], gj = newIndex[b0.j];
     if (gi == gj) throw InputError(str("bdem: a scene bond joins particle ", P.gid[b0.i], " to itself"));
     if (gi > gj) {
       // Swap the ends (README decision 43: T-S1): d0 -> -d0 in the common frame; the bend axis moves to q_i's
@@ -288,20 +333,15 @@ void Domain::distribute(System& s, double reach) {
     }
     b.gi = gi;
     b.gj = gj;
-    const int oi = d.ownerOf(gi), oj = d.ownerOf(gj);
+    const int oi = ownerOf(gi), oj = ownerOf(gj);
     if (oi == me) mine.push_back(b);
-    if (oj == me && oi != me) d.bondSend[oi].push_back(static_cast<std::int32_t>(gj - d.begin));
+    if (oj == me && oi != me) bondSend[oi].push_back(static_cast<std::int32_t>(gj - begin));
   }
-  for (auto& v : d.bondSend) {
+  for (auto& v : bondSend) {
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
   }
-  s.P = std::move(owned);
-  s.bonds = std::move(mine);
-  d.ghostGids.clear();
-  d.map.reset();
-  d.distributed = true;
-  d.refresh(s, reach, true);
+  return mine;
 }
 
 bool Domain::refreshGhosts(System& s, double reach) {
@@ -318,15 +358,10 @@ bool Domain::Impl::refresh(System& s, double reach, bool force) {
   ScopedTimer timer("bdem.domain.refresh");
   Particles& P = s.P;
   const std::size_t nOwned = P.numOwned;
-  const int ranks = comm.size(), me = comm.rank();
-  if (!force && ranks > 1 && reachBuilt >= 0 && map) {
-    double disp = 0;
-    for (std::size_t a = 0; a < nOwned; ++a) disp = std::max(disp, (P.p[a] - pBuilt[a]).norm());
-    disp = comm.max(disp);
-    if (reach <= 0 || reach + 2.0 * disp <= reachBuilt) {
-      exchange(s);
-      return false;
-    }
+  const int ranks = comm.size();
+  if (!force && ranks > 1 && reachBuilt >= 0 && map && withinSkin(P, reach)) {
+    exchange(s);
+    return false;
   }
   reach = reach > 0 ? (1.0 + kSkin) * reach : 0.0;
   reachBuilt = reach;
@@ -339,86 +374,122 @@ bool Domain::Impl::refresh(System& s, double reach, bool force) {
   recvCount.assign(static_cast<std::size_t>(ranks), 0);
 
   if (ranks > 1) {
-    // Owned AABBs of every rank.
-    Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
-    for (std::size_t a = 0; a < nOwned; ++a) {
-      lo = lo.cwiseMin(P.p[a]);
-      hi = hi.cwiseMax(P.p[a]);
-    }
-    std::vector<double> box{lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]};
-    std::vector<double> boxes = comm.allgatherv(box);
-    const bool contacts = reach > 0;
-    // Candidates for every other rank: bond partners and owned particles near its box.
-    std::vector<std::vector<double>> send(static_cast<std::size_t>(ranks));
-    std::vector<char> bondMark(nOwned, 0);
-    for (int r = 0; r < ranks; ++r) {
-      if (r == me) continue;
-      for (std::int32_t a : bondSend[r]) bondMark[a] = 1;
-      for (std::int32_t a : bondSend[r]) packParticle(P, static_cast<std::size_t>(a), true, send[r]);
-      if (contacts) {
-        const double* b = &boxes[6 * static_cast<std::size_t>(r)];
-        for (std::size_t a = 0; a < nOwned; ++a) {
-          if (bondMark[a]) continue;
-          const Vec3& x = P.p[a];
-          bool inside = true;
-          for (int k = 0; k < 3; ++k) inside = inside && x[k] >= b[k] - reach && x[k] <= b[3 + k] + reach;
-          if (inside) packParticle(P, a, false, send[r]);
-        }
-      }
-      for (std::int32_t a : bondSend[r]) bondMark[a] = 0;
-    }
+    std::vector<std::vector<double>> send = packGhostCandidates(P, reach);
     std::vector<std::vector<double>> recv = comm.alltoallv(send);
-    // Keep bond partners and the candidates within reach of an owned particle.
-    CellGrid grid(P.p, nOwned, contacts ? reach : 1.0);
-    std::vector<std::pair<GlobalId, const double*>> kept;
-    for (int r = 0; r < ranks; ++r) {
-      const std::vector<double>& buf = recv[r];
-      KINEMA_CHECK(buf.size() % kRecord == 0, "bdem Domain: ghost message of odd size");
-      for (std::size_t k = 0; k < buf.size(); k += kRecord) {
-        const double* x = &buf[k];
-        const bool partner = x[1] != 0.0;
-        if (!partner && !grid.near(Vec3(x[2], x[3], x[4]))) continue;
-        if (!partner) ++contactGhosts;
-        kept.emplace_back(static_cast<GlobalId>(x[0]), x);
-      }
-    }
-    std::sort(kept.begin(), kept.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::vector<std::int64_t>> keepMsg(static_cast<std::size_t>(ranks));
-    for (const auto& [g, x] : kept) {
-      unpackParticle(x, P);
-      ghostGids.push_back(g);
-      const int o = ownerOf(g);
-      KINEMA_CHECK(o != me, "bdem Domain: received a ghost of an owned particle ", g);
-      ++recvCount[o];
-      keepMsg[o].push_back(g);
-    }
+    std::vector<std::vector<std::int64_t>> keepMsg = keepGhosts(P, reach, recv);
     // Tell the owners which of their particles are kept (exchangeState's send lists).
     std::vector<std::vector<std::int64_t>> keptHere = comm.alltoallv(keepMsg);
-    for (int r = 0; r < ranks; ++r) {
-      sendIdx[r].reserve(keptHere[r].size());
-      for (std::int64_t g : keptHere[r]) {
-        KINEMA_CHECK(g >= begin && g < end, "bdem Domain: rank ", r, " asks for particle ", g,
-                     " which is not owned here");
-        sendIdx[r].push_back(static_cast<std::int32_t>(g - begin));
-      }
-    }
+    setSendLists(keptHere);
   }
   P.numOwned = nOwned;
-
-  // Bonds' local indices.
-  for (Bond& b : s.bonds) {
-    b.i = localOf(P, b.gi);
-    b.j = localOf(P, b.gj);
-    KINEMA_CHECK(b.i >= 0 && static_cast<std::size_t>(b.i) < nOwned, "bdem Domain: bond (", b.gi, ", ",
-                 b.gj, ") is held by rank ", me, " which does not own ", b.gi);
-    KINEMA_CHECK(b.j >= 0, "bdem Domain: bond partner ", b.gj, " missing from the ghost layer");
-  }
+  localiseBonds(s);
 
   const bool changed = comm.any(force || ghostGids != oldGhosts || !map);
   if (changed)
     map = std::make_shared<const la::IndexMap>(comm, static_cast<la::GlobalIndex>(nOwned), ghostGids, 7);
   return changed;
+}
+
+// Verlet skin test (collective): true when the ghost set built at reachBuilt still covers `reach`.
+bool Domain::Impl::withinSkin(const Particles& P, double reach) const {
+  double disp = 0;
+  for (std::size_t a = 0; a < P.numOwned; ++a) disp = std::max(disp, (P.p[a] - pBuilt[a]).norm());
+  disp = comm.max(disp);
+  return reach <= 0 || reach + 2.0 * disp <= reachBuilt;
+}
+
+// The ghost records for every other rank (collective: gathers the owned boxes); P holds the owned only.
+std::vector<std::vector<double>> Domain::Impl::packGhostCandidates(const Particles& P, double reach) const {
+  const std::size_t nOwned = P.numOwned;
+  const int ranks = comm.size(), me = comm.rank();
+  // Owned AABBs of every rank.
+  Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+  for (std::size_t a = 0; a < nOwned; ++a) {
+    lo = lo.cwiseMin(P.p[a]);
+    hi = hi.cwiseMax(P.p[a]);
+  }
+  std::vector<double> box{lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]};
+  std::vector<double> boxes = comm.allgatherv(box);
+  const bool contacts = reach > 0;
+  // Candidates for every other rank: bond partners and owned particles near its box.
+  std::vector<std::vector<double>> send(static_cast<std::size_t>(ranks));
+  std::vector<char> bondMark(nOwned, 0);
+  for (int r = 0; r < ranks; ++r) {
+    if (r == me) continue;
+    for (std::int32_t a : bondSend[r]) bondMark[a] = 1;
+    for (std::int32_t a : bondSend[r]) packParticle(P, static_cast<std::size_t>(a), true, send[r]);
+    if (contacts) {
+      const double* b = &boxes[6 * static_cast<std::size_t>(r)];
+      for (std::size_t a = 0; a < nOwned; ++a) {
+        if (bondMark[a]) continue;
+        const Vec3& x = P.p[a];
+        bool inside = true;
+        for (int k = 0; k < 3; ++k) inside = inside && x[k] >= b[k] - reach && x[k] <= b[3 + k] + reach;
+        if (inside) packParticle(P, a, false, send[r]);
+      }
+    }
+    for (std::int32_t a : bondSend[r]) bondMark[a] = 0;
+  }
+  return send;
+}
+
+// Appends the received ghosts kept to P (by global index), counts them per owner; returns, per
+// owner rank, the global indices kept here.
+std::vector<std::vector<std::int64_t>> Domain::Impl::keepGhosts(Particles& P, double reach,
+                                                                const std::vector<std::vector<double>>& recv) {
+  const int ranks = comm.size(), me = comm.rank();
+  const bool contacts = reach > 0;
+  // Keep bond partners and the candidates within reach of an owned particle.
+  CellGrid grid(P.p, P.numOwned, contacts ? reach : 1.0);
+  std::vector<std::pair<GlobalId, const double*>> kept;
+  for (int r = 0; r < ranks; ++r) {
+    const std::vector<double>& buf = recv[r];
+    KINEMA_CHECK(buf.size() % kRecord == 0, "bdem Domain: ghost message of odd size");
+    for (std::size_t k = 0; k < buf.size(); k += kRecord) {
+      const double* x = &buf[k];
+      const bool partner = x[1] != 0.0;
+      if (!partner && !grid.near(Vec3(x[2], x[3], x[4]))) continue;
+      if (!partner) ++contactGhosts;
+      kept.emplace_back(static_cast<GlobalId>(x[0]), x);
+    }
+  }
+  std::sort(kept.begin(), kept.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::vector<std::int64_t>> keepMsg(static_cast<std::size_t>(ranks));
+  for (const auto& [g, x] : kept) {
+    unpackParticle(x, P);
+    ghostGids.push_back(g);
+    const int o = ownerOf(g);
+    KINEMA_CHECK(o != me, "bdem Domain: received a ghost of an owned particle ", g);
+    ++recvCount[o];
+    keepMsg[o].push_back(g);
+  }
+  return keepMsg;
+}
+
+// exchangeState's send lists: the owned local index of every particle another rank keeps.
+void Domain::Impl::setSendLists(const std::vector<std::vector<std::int64_t>>& keptHere) {
+  for (int r = 0; r < comm.size(); ++r) {
+    sendIdx[r].reserve(keptHere[r].size());
+    for (std::int64_t g : keptHere[r]) {
+      KINEMA_CHECK(g >= begin && g < end, "bdem Domain: rank ", r, " asks for particle ", g,
+                   " which is not owned here");
+      sendIdx[r].push_back(static_cast<std::int32_t>(g - begin));
+    }
+  }
+}
+
+// Bonds' local indices.
+void Domain::Impl::localiseBonds(System& s) const {
+  const Particles& P = s.P;
+  const std::size_t nOwned = P.numOwned;
+  for (Bond& b : s.bonds) {
+    b.i = localOf(P, b.gi);
+    b.j = localOf(P, b.gj);
+    KINEMA_CHECK(b.i >= 0 && static_cast<std::size_t>(b.i) < nOwned, "bdem Domain: bond (", b.gi, ", ",
+                 b.gj, ") is held by rank ", comm.rank(), " which does not own ", b.gi);
+    KINEMA_CHECK(b.j >= 0, "bdem Domain: bond partner ", b.gj, " missing from the ghost layer");
+  }
 }
 
 void Domain::exchangeState(System& s) const { impl_->exchange(s); }
