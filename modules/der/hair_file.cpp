@@ -73,11 +73,8 @@ void requireScale(const std::string& name, double scale) {
     throw InputError(str(name, ": hair scale must be positive and finite, got ", scale));
 }
 
-}  // namespace
-
-HairLayout parseHairLayout(std::span<const std::byte> head, std::uint64_t fileBytes, const std::string& name) {
-  Bytes in(head, name, 0, fileBytes);
-  in.need(0, kHeaderBytes, "header");
+// Fails unless the file starts with "HAIR" (the message shows the four bytes found, escaped).
+void requireSignature(const Bytes& in, std::span<const std::byte> head) {
   if (std::memcmp(head.data(), "HAIR", 4) != 0) {
     std::string sig;
     for (int k = 0; k < 4; ++k) {
@@ -92,9 +89,12 @@ HairLayout parseHairLayout(std::span<const std::byte> head, std::uint64_t fileBy
     }
     in.fail(0, str("bad signature \"", sig, "\", expected \"HAIR\" (not a HAIR file)"));
   }
-  HairLayout out;
+}
+
+// The header's counts, array bits, default thickness and free text into `out` (checks the bits).
+void readHeader(const Bytes& in, std::span<const std::byte> head, std::uint64_t fileBytes, HairLayout& out) {
   const std::uint64_t strands = in.u32(4), points = in.u32(8);
-  const std::uint32_t bits = in.u32(12), defaultSegments = in.u32(16);
+  const std::uint32_t bits = in.u32(12);
   const float defaultThickness = in.f32(20);
   out.strands = strands;
   out.points = points;
@@ -110,12 +110,15 @@ HairLayout parseHairLayout(std::span<const std::byte> head, std::uint64_t fileBy
     const char* info = reinterpret_cast<const char*>(head.data()) + 40;
     out.info.assign(info, std::find(info, info + kInfoBytes, '\0'));
   }
+}
 
-  // Points per strand, from the segments array or the default. Sizes are checked against the
-  // file before anything is allocated, so a corrupt header cannot ask for gigabytes.
-  std::size_t at = kHeaderBytes;
+// Points per strand into out.pointOffset, from the segments array at `at` (whose end it returns)
+// or from the default segments. Sizes are checked against the file before anything is allocated,
+// so a corrupt header cannot ask for gigabytes.
+std::size_t readPointOffsets(const Bytes& in, std::size_t at, std::uint32_t defaultSegments, HairLayout& out) {
+  const std::uint64_t strands = out.strands, points = out.points;
   out.pointOffset.assign(1, 0);
-  if (bits & kSegmentsBit) {
+  if (out.bits & kSegmentsBit) {
     in.need(at, 2 * strands, str("segments array (", strands, " strands x 2 bytes)"));
     out.pointOffset.reserve(strands + 1);
     for (std::uint64_t s = 0; s < strands; ++s) {
@@ -143,7 +146,15 @@ HairLayout parseHairLayout(std::span<const std::byte> head, std::uint64_t fileBy
     out.pointOffset.reserve(strands + 1);
     for (std::uint64_t s = 0; s < strands; ++s) out.pointOffset.push_back(out.pointOffset.back() + defaultSegments + 1u);
   }
+  return at;
+}
 
+// The points array from `at` and the arrays after it (thickness, transparency, colour) are there
+// in full, and the file ends right after them; sets out.pointsAt and out.thicknessAt.
+void checkArrays(const Bytes& in, std::size_t at, HairLayout& out) {
+  const std::uint64_t strands = out.strands, points = out.points, fileBytes = out.fileBytes;
+  const std::uint32_t bits = out.bits;
+  const float defaultThickness = out.defaultThickness;
   // Points: a file cut short names the first strand whose points are missing (the header
   // promises more strands or points than the file holds).
   out.pointsAt = at;
@@ -179,6 +190,18 @@ HairLayout parseHairLayout(std::span<const std::byte> head, std::uint64_t fileBy
   }
   if (at != fileBytes)
     in.fail(at, str("file too long: ", fileBytes - at, " bytes after the last array (the file should end here)"));
+}
+
+}  // namespace
+
+HairLayout parseHairLayout(std::span<const std::byte> head, std::uint64_t fileBytes, const std::string& name) {
+  Bytes in(head, name, 0, fileBytes);
+  in.need(0, kHeaderBytes, "header");
+  requireSignature(in, head);
+  HairLayout out;
+  readHeader(in, head, fileBytes, out);
+  const std::size_t at = readPointOffsets(in, kHeaderBytes, in.u32(16), out);
+  checkArrays(in, at, out);
   return out;
 }
 
