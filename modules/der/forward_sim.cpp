@@ -206,26 +206,94 @@ double StrandSimulator::incrementalPotential(const std::vector<double>& q, doubl
   return elasticEnergy(ws.K_, rest_, material_.radius).total() + inertialEnergy(q, dt);
 }
 
+void StrandSimulator::beginStep(double dt, const RootMotion& root) {
+  ForwardWorkspace& ws = *ws_;  // bound by step()
+  ws.qPrev_ = q_;  // same size: no allocation
+  // q* = q + dt qdot + dt^2 M^{-1} f_ext (Eq. 1), free DOFs.
+  for (std::size_t d = kFixedDofs; d < q_.size(); ++d)
+    ws.qStar_[d] = q_[d] + dt * qdot_[d] + dt * dt * fext_[d] / mass_[d];
+  checkFinite("the inertial target q* = q + dt qdot + dt^2 M^-1 f_ext", ws.qStar_);
+  prescribeRoot(root, time_ + dt);
+  // With a fixed root, q_ is the state the previous step ended with and evaluated: its
+  // kinematics and elastic force are still valid (frames were transported since, which does
+  // not change them).
+  evaluated_ = evaluatedAtEnd_ && !root.transform;
+  evaluatedAtEnd_ = false;
+}
+
+double StrandSimulator::newtonDirection(double dt) {
+  ForwardWorkspace& ws = *ws_;  // bound by step()
+  const double w = 1.0 / (dt * dt);
+  // Newton system (M / dt^2 + H) dx = -g, banded with kd = 10.
+  ws.H_.setZero();
+  for (int a = 0; a < n_; ++a) ws.H_.add(a, a, w * mass_[a + kFixedDofs]);
+  addElasticHessian(ws.K_, rest_, material_.radius, ws.H_);
+  stats_.clampedPivots += ws.ldlt_.factor(ws.H_).clampedPivots;
+  ws.ldlt_.solve(ws.g_, ws.dx_);
+  for (int a = 0; a < n_; ++a)
+    if (!std::isfinite(ws.dx_[a]))
+      fail(str("the Newton step is non-finite: ", ws.dx_[a], " at q[", a + kFixedDofs, "] (",
+               dofName(a + kFixedDofs), ")"));
+  double slope = 0.0;
+  for (int a = 0; a < n_; ++a) {
+    ws.dx_[a] = -ws.dx_[a];
+    slope += ws.g_[a] * ws.dx_[a];
+  }
+  return slope;
+}
+
+double StrandSimulator::lineSearch(double dt, double slope) {
+  ForwardWorkspace& ws = *ws_;  // bound by step()
+  double alpha = 1.0;
+  // Backtracking on E_in + E (Armijo constant 1e-4, halving, at most 30 halvings).
+  const double phi0 = elastic_.total() + inertialEnergy(q_, dt);  // ws.K_, elastic_ are at q_
+  for (int k = 0; k < 30; ++k) {
+    ws.qTrial_ = q_;
+    for (int a = 0; a < n_; ++a) ws.qTrial_[a + kFixedDofs] += alpha * ws.dx_[a];
+    double phi = 0.0;
+    try {
+      phi = incrementalPotential(ws.qTrial_, dt);
+    } catch (const Error&) {
+      phi = std::numeric_limits<double>::infinity();  // degenerate trial point: shorten
+    }
+    if (phi <= phi0 + 1e-4 * alpha * slope) break;
+    alpha *= 0.5;
+  }
+  return alpha;
+}
+
+void StrandSimulator::endStep(double dt) {
+  ForwardWorkspace& ws = *ws_;  // bound by step()
+  // New velocity, frames transported in time to the new configuration.
+  evaluatedAtEnd_ = true;  // the loop always ends right after evaluate() at the final q_
+  for (std::size_t d = 0; d < q_.size(); ++d) qdot_[d] = (q_[d] - ws.qPrev_[d]) / dt;
+  checkFinite("the configuration", q_);
+  checkFinite("the velocity", qdot_);
+  transportFrames(frames_, q_);
+  time_ += dt;
+  ++steps_;
+
+  StepStats& s = stats_;
+  s.step = steps_;
+  s.time = time_;
+  s.elastic = elastic_;  // evaluated at the final q by the last evaluate()
+  s.kinetic = 0.0;
+  s.gravityPotential = 0.0;
+  for (std::size_t d = 0; d < q_.size(); ++d) {
+    s.kinetic += 0.5 * mass_[d] * qdot_[d] * qdot_[d];
+    s.gravityPotential -= fext_[d] * q_[d];
+  }
+  if (!std::isfinite(s.energy())) fail(str("the energy is ", s.energy()));
+}
+
 const StepStats& StrandSimulator::step(double dt, const RootMotion& root) {
   if (!(dt > 0.0) || !std::isfinite(dt)) throw InputError(str("forward simulation: time step must be > 0, got ", dt));
   ForwardWorkspace& ws = bound();
   try {
-    ws.qPrev_ = q_;  // same size: no allocation
-    // q* = q + dt qdot + dt^2 M^{-1} f_ext (Eq. 1), free DOFs.
-    for (std::size_t d = kFixedDofs; d < q_.size(); ++d)
-      ws.qStar_[d] = q_[d] + dt * qdot_[d] + dt * dt * fext_[d] / mass_[d];
-    checkFinite("the inertial target q* = q + dt qdot + dt^2 M^-1 f_ext", ws.qStar_);
-    prescribeRoot(root, time_ + dt);
-    // With a fixed root, q_ is the state the previous step ended with and evaluated: its
-    // kinematics and elastic force are still valid (frames were transported since, which does
-    // not change them).
-    evaluated_ = evaluatedAtEnd_ && !root.transform;
-    evaluatedAtEnd_ = false;
-
+    beginStep(dt, root);
     StepStats& s = stats_;
     s.newtonIterations = 0;
     s.clampedPivots = 0;
-    const double w = 1.0 / (dt * dt);
     double g0 = -1.0;
     for (;;) {
       checkFinite("the configuration", q_);
@@ -241,61 +309,12 @@ const StepStats& StrandSimulator::step(double dt, const RootMotion& root) {
       if (s.newtonIterations >= options_.maxNewtonIterations) break;
       if (gnorm <= options_.absoluteTolerance || gnorm <= options_.relativeTolerance * g0) break;
 
-      // Newton system (M / dt^2 + H) dx = -g, banded with kd = 10.
-      ws.H_.setZero();
-      for (int a = 0; a < n_; ++a) ws.H_.add(a, a, w * mass_[a + kFixedDofs]);
-      addElasticHessian(ws.K_, rest_, material_.radius, ws.H_);
-      s.clampedPivots += ws.ldlt_.factor(ws.H_).clampedPivots;
-      ws.ldlt_.solve(ws.g_, ws.dx_);
-      for (int a = 0; a < n_; ++a)
-        if (!std::isfinite(ws.dx_[a]))
-          fail(str("the Newton step is non-finite: ", ws.dx_[a], " at q[", a + kFixedDofs, "] (",
-                   dofName(a + kFixedDofs), ")"));
-      double slope = 0.0;
-      for (int a = 0; a < n_; ++a) {
-        ws.dx_[a] = -ws.dx_[a];
-        slope += ws.g_[a] * ws.dx_[a];
-      }
-      double alpha = 1.0;
-      if (options_.lineSearch) {
-        // Backtracking on E_in + E (Armijo constant 1e-4, halving, at most 30 halvings).
-        const double phi0 = elastic_.total() + inertialEnergy(q_, dt);  // ws.K_, elastic_ are at q_
-        for (int k = 0; k < 30; ++k) {
-          ws.qTrial_ = q_;
-          for (int a = 0; a < n_; ++a) ws.qTrial_[a + kFixedDofs] += alpha * ws.dx_[a];
-          double phi = 0.0;
-          try {
-            phi = incrementalPotential(ws.qTrial_, dt);
-          } catch (const Error&) {
-            phi = std::numeric_limits<double>::infinity();  // degenerate trial point: shorten
-          }
-          if (phi <= phi0 + 1e-4 * alpha * slope) break;
-          alpha *= 0.5;
-        }
-      }
+      const double slope = newtonDirection(dt);
+      const double alpha = options_.lineSearch ? lineSearch(dt, slope) : 1.0;
       for (int a = 0; a < n_; ++a) q_[a + kFixedDofs] += alpha * ws.dx_[a];
       ++s.newtonIterations;
     }
-
-    // New velocity, frames transported in time to the new configuration.
-    evaluatedAtEnd_ = true;  // the loop always ends right after evaluate() at the final q_
-    for (std::size_t d = 0; d < q_.size(); ++d) qdot_[d] = (q_[d] - ws.qPrev_[d]) / dt;
-    checkFinite("the configuration", q_);
-    checkFinite("the velocity", qdot_);
-    transportFrames(frames_, q_);
-    time_ += dt;
-    ++steps_;
-
-    s.step = steps_;
-    s.time = time_;
-    s.elastic = elastic_;  // evaluated at the final q by the last evaluate()
-    s.kinetic = 0.0;
-    s.gravityPotential = 0.0;
-    for (std::size_t d = 0; d < q_.size(); ++d) {
-      s.kinetic += 0.5 * mass_[d] * qdot_[d] * qdot_[d];
-      s.gravityPotential -= fext_[d] * q_[d];
-    }
-    if (!std::isfinite(s.energy())) fail(str("the energy is ", s.energy()));
+    endStep(dt);
     return s;
   } catch (Error& e) {
     // Leave the simulator at the state before the failed step.

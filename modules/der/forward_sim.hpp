@@ -120,6 +120,11 @@ class StrandSimulator {
   double incrementalPotential(const std::vector<double>& q, double dt);  // E_in + E at q
   void evaluate(double dt);                                             // K_, f_, g_ at q_
   void prescribeRoot(const RootMotion& root, double t);
+  // The parts of step().
+  void beginStep(double dt, const RootMotion& root);  // q*, the root at the step's end, reuse of K_, f_
+  double newtonDirection(double dt);                 // dx = -(M / dt^2 + H)^-1 g; returns the slope g . dx
+  double lineSearch(double dt, double slope);        // backtracking step length along dx
+  void endStep(double dt);                           // velocity, frames, time and energies of the new state
   void checkFinite(const char* what, const std::vector<double>& v) const;
   ForwardWorkspace& bound();  // the workspace, sized for this strand (caches dropped if it served another)
   [[noreturn]] void fail(const std::string& message) const;
