@@ -118,12 +118,10 @@ void transportFrames(ReferenceFrames& frames, const std::vector<double>& q) {
                                         frames.tangent[i], frames.refTwist[i]);
 }
 
-void computeKinematics(const std::vector<double>& q, const ReferenceFrames& frames, RodKinematics& K,
-                       CurvatureModel model) {
-  const int N = vertexCount(q);
-  KINEMA_CHECK(static_cast<int>(frames.a1.size()) == N - 1 && static_cast<int>(frames.tangent.size()) == N - 1 &&
-                   static_cast<int>(frames.refTwist.size()) == N,
-               "reference frames of a strand with ", frames.a1.size() + 1, " vertices used for one with ", N);
+namespace {
+
+// Sizes every array of K for a strand of N vertices (no allocation once K has held N vertices).
+void sizeKinematics(RodKinematics& K, int N, CurvatureModel model) {
   K.N = N;
   K.model = model;
   K.length.resize(N - 1);
@@ -137,9 +135,11 @@ void computeKinematics(const std::vector<double>& q, const ReferenceFrames& fram
   K.twist.resize(N);
   K.gradTwist.resize(N);
   K.refTwist.resize(N);
+}
 
-  // Edges, reference frames (time-parallel transported to q) and material frames (Sec. 1.3).
-  for (int j = 0; j < N - 1; ++j) {
+// Edges, reference frames (time-parallel transported to q) and material frames (Sec. 1.3).
+inline void computeEdgeFrames(const std::vector<double>& q, const ReferenceFrames& frames, RodKinematics& K) {
+  for (int j = 0; j < K.N - 1; ++j) {
     const Vec3 t = edgeTangent(q, j, K.length[j]);
     K.tangent[j] = t;
     const Vec3 a1 = transportedDirector(frames.a1[j], frames.tangent[j], t);
@@ -150,8 +150,11 @@ void computeKinematics(const std::vector<double>& q, const ReferenceFrames& fram
     K.m1[j] = c * a1 + s * a2;
     K.m2[j] = -s * a1 + c * a2;
   }
+}
 
-  for (int i : {0, N - 1}) {
+// The end vertices carry no curvature and no twist.
+void zeroEndVertices(RodKinematics& K) {
+  for (int i : {0, K.N - 1}) {
     K.kappa[i].setZero();
     K.gradKappa[i].setZero();
     K.kb[i].setZero();
@@ -159,61 +162,85 @@ void computeKinematics(const std::vector<double>& q, const ReferenceFrames& fram
     K.gradTwist[i].setZero();
     K.refTwist[i] = 0.0;
   }
+}
 
+// Curvature binormal kb_i, curvature kappa_i and its Jacobian on y_i at interior vertex i (of
+// K.model).
+inline void computeCurvature(RodKinematics& K, int i) {
+  const Vec3& t0 = K.tangent[i - 1];
+  const Vec3& t1 = K.tangent[i];
+  const double l0 = K.length[i - 1], l1 = K.length[i];
+  const double chi = 1.0 + t0.dot(t1);
+  if (!(chi > 1e-12))
+    throw Error(str("DER strand: edges ", i - 1, " and ", i, " fold back onto each other (1 + t.t = ", chi, ")"));
+  const Vec3 tTilde = (t0 + t1) / chi;
+  const Vec3 kb = 2.0 * t0.cross(t1) / chi;
+  K.kb[i] = kb;
+
+  // 4D curvature (Sec. 1.5): components 0, 2 pair with m2, components 1, 3 with m1.
+  const Vec3 d[4] = {K.m2[i - 1], -K.m1[i - 1], K.m2[i], -K.m1[i]};
+  Vec4 k;
+  for (int c = 0; c < 4; ++c) k[c] = kb.dot(d[c]);
+  Mat4x11 J = Mat4x11::Zero();
+  for (int c = 0; c < 4; ++c) {
+    const Vec3 dTilde = 2.0 * d[c] / chi;
+    const Vec3 de0 = (-k[c] * tTilde + t1.cross(dTilde)) / l0;  // d kappa_c / d e^{i-1}
+    const Vec3 de1 = (-k[c] * tTilde - t0.cross(dTilde)) / l1;  // d kappa_c / d e^i
+    J.block<1, 3>(c, 0) = -de0.transpose();
+    J.block<1, 3>(c, 4) = (de0 - de1).transpose();
+    J.block<1, 3>(c, 8) = de1.transpose();
+  }
+  // d m1/d theta = m2, d m2/d theta = -m1.
+  J(0, 3) = k[1];
+  J(1, 3) = -k[0];
+  J(2, 7) = k[3];
+  J(3, 7) = -k[2];
+
+  if (K.model == CurvatureModel::FourD) {
+    K.kappa[i] = k;
+    K.gradKappa[i] = J;
+  } else {
+    // 2D curvature with averaged material frames [7]: kappa = (kb . (m2^{i-1} + m2^i) / 2,
+    // -kb . (m1^{i-1} + m1^i) / 2), i.e. the mean of the 4D slots (Fig. 2a/b).
+    K.kappa[i] = Vec4(0.5 * (k[0] + k[2]), 0.5 * (k[1] + k[3]), 0.0, 0.0);
+    Mat4x11 J2 = Mat4x11::Zero();
+    J2.row(0) = 0.5 * (J.row(0) + J.row(2));
+    J2.row(1) = 0.5 * (J.row(1) + J.row(3));
+    K.gradKappa[i] = J2;
+  }
+}
+
+// Twist with reference twist (Sec. 1.6, Eq. 7-8) and its gradient on y_i at interior vertex i
+// (after computeCurvature, whose kb_i it uses).
+inline void computeTwist(const std::vector<double>& q, const ReferenceFrames& frames, RodKinematics& K, int i) {
+  const double l0 = K.length[i - 1], l1 = K.length[i];
+  const Vec3& kb = K.kb[i];
+  K.refTwist[i] = referenceTwist(K.a1[i - 1], K.tangent[i - 1], K.a1[i], K.tangent[i], frames.refTwist[i]);
+  K.twist[i] = q[thetaIndex(i)] - q[thetaIndex(i - 1)] + K.refTwist[i];
+  const Vec3 dm0 = kb / (2.0 * l0);  // d m / d e^{i-1}
+  const Vec3 dm1 = kb / (2.0 * l1);  // d m / d e^i
+  Vec11& g = K.gradTwist[i];
+  g.segment<3>(0) = -dm0;
+  g[3] = -1.0;
+  g.segment<3>(4) = dm0 - dm1;
+  g[7] = 1.0;
+  g.segment<3>(8) = dm1;
+}
+
+}  // namespace
+
+void computeKinematics(const std::vector<double>& q, const ReferenceFrames& frames, RodKinematics& K,
+                       CurvatureModel model) {
+  const int N = vertexCount(q);
+  KINEMA_CHECK(static_cast<int>(frames.a1.size()) == N - 1 && static_cast<int>(frames.tangent.size()) == N - 1 &&
+                   static_cast<int>(frames.refTwist.size()) == N,
+               "reference frames of a strand with ", frames.a1.size() + 1, " vertices used for one with ", N);
+  sizeKinematics(K, N, model);
+  computeEdgeFrames(q, frames, K);
+  zeroEndVertices(K);
   for (int i = 1; i < N - 1; ++i) {
-    const Vec3& t0 = K.tangent[i - 1];
-    const Vec3& t1 = K.tangent[i];
-    const double l0 = K.length[i - 1], l1 = K.length[i];
-    const double chi = 1.0 + t0.dot(t1);
-    if (!(chi > 1e-12))
-      throw Error(str("DER strand: edges ", i - 1, " and ", i, " fold back onto each other (1 + t.t = ", chi, ")"));
-    const Vec3 tTilde = (t0 + t1) / chi;
-    const Vec3 kb = 2.0 * t0.cross(t1) / chi;
-    K.kb[i] = kb;
-
-    // 4D curvature (Sec. 1.5): components 0, 2 pair with m2, components 1, 3 with m1.
-    const Vec3 d[4] = {K.m2[i - 1], -K.m1[i - 1], K.m2[i], -K.m1[i]};
-    Vec4 k;
-    for (int c = 0; c < 4; ++c) k[c] = kb.dot(d[c]);
-    Mat4x11 J = Mat4x11::Zero();
-    for (int c = 0; c < 4; ++c) {
-      const Vec3 dTilde = 2.0 * d[c] / chi;
-      const Vec3 de0 = (-k[c] * tTilde + t1.cross(dTilde)) / l0;  // d kappa_c / d e^{i-1}
-      const Vec3 de1 = (-k[c] * tTilde - t0.cross(dTilde)) / l1;  // d kappa_c / d e^i
-      J.block<1, 3>(c, 0) = -de0.transpose();
-      J.block<1, 3>(c, 4) = (de0 - de1).transpose();
-      J.block<1, 3>(c, 8) = de1.transpose();
-    }
-    // d m1/d theta = m2, d m2/d theta = -m1.
-    J(0, 3) = k[1];
-    J(1, 3) = -k[0];
-    J(2, 7) = k[3];
-    J(3, 7) = -k[2];
-
-    if (model == CurvatureModel::FourD) {
-      K.kappa[i] = k;
-      K.gradKappa[i] = J;
-    } else {
-      // 2D curvature with averaged material frames [7]: kappa = (kb . (m2^{i-1} + m2^i) / 2,
-      // -kb . (m1^{i-1} + m1^i) / 2), i.e. the mean of the 4D slots (Fig. 2a/b).
-      K.kappa[i] = Vec4(0.5 * (k[0] + k[2]), 0.5 * (k[1] + k[3]), 0.0, 0.0);
-      Mat4x11 J2 = Mat4x11::Zero();
-      J2.row(0) = 0.5 * (J.row(0) + J.row(2));
-      J2.row(1) = 0.5 * (J.row(1) + J.row(3));
-      K.gradKappa[i] = J2;
-    }
-
-    // Twist with reference twist (Sec. 1.6, Eq. 7-8).
-    K.refTwist[i] = referenceTwist(K.a1[i - 1], t0, K.a1[i], t1, frames.refTwist[i]);
-    K.twist[i] = q[thetaIndex(i)] - q[thetaIndex(i - 1)] + K.refTwist[i];
-    const Vec3 dm0 = kb / (2.0 * l0);  // d m / d e^{i-1}
-    const Vec3 dm1 = kb / (2.0 * l1);  // d m / d e^i
-    Vec11& g = K.gradTwist[i];
-    g.segment<3>(0) = -dm0;
-    g[3] = -1.0;
-    g.segment<3>(4) = dm0 - dm1;
-    g[7] = 1.0;
-    g.segment<3>(8) = dm1;
+    computeCurvature(K, i);
+    computeTwist(q, frames, K, i);
   }
 }
 
