@@ -158,6 +158,114 @@ void StrandForceModel::force(std::span<const double> p, std::span<double> f) con
   }
 }
 
+namespace {
+
+// What the Jacobian's column helpers read and write: the model's kinematics and coefficients at
+// p, J, and the buffer a column is first written into over its full q-range (seg, indexed from
+// q0) before it is clipped into J.
+struct JacobianColumns {
+  const RodKinematics& kin;
+  std::span<const double> p;
+  int N = 0;
+  double lbar0 = 0.0, s = 0.0, r2 = 0.0, r4 = 0.0;
+  ForceJacobianMatrix& J;
+  std::array<double, ForceJacobianMatrix::kMaxRows>& seg;
+};
+
+// Copies seg, clipped to the free DOFs, into the column of parameter (vertex i, slot).
+inline void storeColumn(const JacobianColumns& ctx, int i, int slot) {
+  int q0 = 0, len = 0;
+  columnRange(ctx.N, i, slot, q0, len);
+  const int skip = std::max(0, kFixedDofs - q0);
+  std::span<double> col = ctx.J.column(paramIndex(i, slot));
+  for (std::size_t k = 0; k < col.size(); ++k) col[k] = ctx.seg[k + static_cast<std::size_t>(skip)];
+}
+
+// Per-vertex quantities reused by the lbar columns of both neighbouring edges.
+inline void bendTwistOverL(const JacobianColumns& ctx, int v, double& L, Vec11& gradEOverL) {
+  const std::span<const double> p = ctx.p;
+  // d f_{be+tw,v} / d L_v = +(grad E_be,v + grad E_tw,v) / L_v (Eq. 26, 29), L_v = lbar_{v-1} + lbar_v.
+  const double lbPrev = v == 1 ? ctx.lbar0 : p[paramIndex(v - 1, kLbar)];
+  L = lbPrev + p[paramIndex(v, kLbar)];
+  const double k0 = p[paramIndex(v, kKbar0)], k1 = p[paramIndex(v, kKbar1)];
+  const Vec4 d = ctx.kin.kappa[v] - Vec4(k0, k1, k0, k1);
+  const double kb = ctx.s * p[paramIndex(v, kBeta)] * ctx.r4 / (4.0 * L);
+  const double kt = ctx.s * p[paramIndex(v, kGamma)] * ctx.r4 / L;
+  gradEOverL = (kb / L) * (ctx.kin.gradKappa[v].transpose() * d) +
+               (kt / L * (ctx.kin.twist[v] - p[paramIndex(v, kMbar)])) * ctx.kin.gradTwist[v];
+}
+
+// The kbar, beta, mbar and gamma columns of vertex i (L_i = Li).
+inline void storeBendTwistColumns(const JacobianColumns& ctx, int i, double Li) {
+  const std::span<const double> p = ctx.p;
+  auto& seg = ctx.seg;
+  const Mat4x11& Jcu = ctx.kin.gradKappa[i];
+  const Vec11& gm = ctx.kin.gradTwist[i];
+  const double k0 = p[paramIndex(i, kKbar0)], k1 = p[paramIndex(i, kKbar1)];
+  const Vec4 d = ctx.kin.kappa[i] - Vec4(k0, k1, k0, k1);
+  const double beta = p[paramIndex(i, kBeta)], gamma = p[paramIndex(i, kGamma)];
+  const double mDiff = ctx.kin.twist[i] - p[paramIndex(i, kMbar)];
+  const double cb = ctx.s * ctx.r4 / (4.0 * Li);  // d kb / d beta
+  const double ct = ctx.s * ctx.r4 / Li;          // d kt / d gamma
+  // Eq. 27: d f_be / d kbar_j = kb (grad kappa_j + grad kappa_{j+2}) (synchronisation sum).
+  for (int j = 0; j < 2; ++j) {
+    const Vec11 col = (cb * beta) * (Jcu.row(j) + Jcu.row(j + 2)).transpose();
+    for (int k = 0; k < 11; ++k) seg[k] = col[k];
+    storeColumn(ctx, i, j == 0 ? kKbar0 : kKbar1);
+  }
+  {  // Eq. 28: d f_be / d beta = -s pi r^4 / (4 L) J^T (kappa - kbar)
+    const Vec11 col = -cb * (Jcu.transpose() * d);
+    for (int k = 0; k < 11; ++k) seg[k] = col[k];
+    storeColumn(ctx, i, kBeta);
+  }
+  {  // Eq. 30: d f_tw / d mbar = kt grad m
+    const Vec11 col = (ct * gamma) * gm;
+    for (int k = 0; k < 11; ++k) seg[k] = col[k];
+    storeColumn(ctx, i, kMbar);
+  }
+  {  // Eq. 31: d f_tw / d gamma = -s pi r^4 / L (m - mbar) grad m
+    const Vec11 col = (-ct * mDiff) * gm;
+    for (int k = 0; k < 11; ++k) seg[k] = col[k];
+    storeColumn(ctx, i, kGamma);
+  }
+}
+
+// The lbar and alpha columns of edge i (gL: bendTwistOverL's gradient at vertex i).
+inline void storeStretchColumns(const JacobianColumns& ctx, int i, const Vec11& gL) {
+  const std::span<const double> p = ctx.p;
+  auto& seg = ctx.seg;
+  const double lbar = p[paramIndex(i, kLbar)];
+  const double l = ctx.kin.length[i];
+  const Vec3& t = ctx.kin.tangent[i];
+  {  // lbar_i: stretching (Eq. 24) + bending/twisting at vertices i and i+1 (Eq. 26, 29)
+    std::fill(seg.begin(), seg.end(), 0.0);
+    const Vec3 gs = (ctx.s * p[paramIndex(i, kAlpha)] * ctx.r2 * l / (lbar * lbar)) * t;
+    for (int c = 0; c < 3; ++c) {
+      seg[8 + c] += gs[c];  // x_{i+1} at q offset 4(i+1) - 4(i-1) = 8
+      seg[4 + c] -= gs[c];  // x_i
+    }
+    for (int k = 0; k < 11; ++k) seg[k] += gL[k];
+    if (i + 1 <= ctx.N - 2) {
+      double Ln = 0.0;
+      Vec11 gLn;
+      bendTwistOverL(ctx, i + 1, Ln, gLn);
+      for (int k = 0; k < 11; ++k) seg[4 + k] += gLn[k];
+    }
+    storeColumn(ctx, i, kLbar);
+  }
+  {  // Eq. 25: d f_{st,i,i+1} / d alpha = -s pi r^2 (l/lbar - 1) t, opposite on x_i
+    std::fill(seg.begin(), seg.end(), 0.0);
+    const Vec3 ga = (-ctx.s * ctx.r2 * (l / lbar - 1.0)) * t;
+    for (int c = 0; c < 3; ++c) {
+      seg[4 + c] = ga[c];  // x_{i+1} at q offset 4(i+1) - 4i = 4
+      seg[c] = -ga[c];     // x_i
+    }
+    storeColumn(ctx, i, kAlpha);
+  }
+}
+
+}  // namespace
+
 void StrandForceModel::jacobian(std::span<const double> p, ForceJacobianMatrix& J) const {
   const int N = N_;
   if (J.cols() != parameterCount(N)) J.resize(N);
@@ -165,86 +273,13 @@ void StrandForceModel::jacobian(std::span<const double> p, ForceJacobianMatrix& 
   const double r4 = r2 * radius_ * radius_;
   // A column is first written over its full q-range (seg, indexed from q0), then clipped.
   std::array<double, ForceJacobianMatrix::kMaxRows> seg{};
-  auto store = [&](int i, int slot) {
-    int q0 = 0, len = 0;
-    columnRange(N, i, slot, q0, len);
-    const int skip = std::max(0, kFixedDofs - q0);
-    std::span<double> col = J.column(paramIndex(i, slot));
-    for (std::size_t k = 0; k < col.size(); ++k) col[k] = seg[k + static_cast<std::size_t>(skip)];
-  };
-  // Per-vertex quantities reused by the lbar columns of both neighbouring edges.
-  auto bendTwist = [&](int v, double& L, Vec11& gradEOverL) {
-    // d f_{be+tw,v} / d L_v = +(grad E_be,v + grad E_tw,v) / L_v (Eq. 26, 29), L_v = lbar_{v-1} + lbar_v.
-    const double lbPrev = v == 1 ? lbar0_ : p[paramIndex(v - 1, kLbar)];
-    L = lbPrev + p[paramIndex(v, kLbar)];
-    const double k0 = p[paramIndex(v, kKbar0)], k1 = p[paramIndex(v, kKbar1)];
-    const Vec4 d = kin_.kappa[v] - Vec4(k0, k1, k0, k1);
-    const double kb = s_ * p[paramIndex(v, kBeta)] * r4 / (4.0 * L);
-    const double kt = s_ * p[paramIndex(v, kGamma)] * r4 / L;
-    gradEOverL = (kb / L) * (kin_.gradKappa[v].transpose() * d) +
-                 (kt / L * (kin_.twist[v] - p[paramIndex(v, kMbar)])) * kin_.gradTwist[v];
-  };
+  const JacobianColumns ctx{kin_, p, N, lbar0_, s_, r2, r4, J, seg};
   for (int i = 1; i <= N - 2; ++i) {
-    const Mat4x11& Jcu = kin_.gradKappa[i];
-    const Vec11& gm = kin_.gradTwist[i];
     double Li = 0.0;
     Vec11 gL;
-    bendTwist(i, Li, gL);
-    const double k0 = p[paramIndex(i, kKbar0)], k1 = p[paramIndex(i, kKbar1)];
-    const Vec4 d = kin_.kappa[i] - Vec4(k0, k1, k0, k1);
-    const double beta = p[paramIndex(i, kBeta)], gamma = p[paramIndex(i, kGamma)];
-    const double mDiff = kin_.twist[i] - p[paramIndex(i, kMbar)];
-    const double cb = s_ * r4 / (4.0 * Li);  // d kb / d beta
-    const double ct = s_ * r4 / Li;          // d kt / d gamma
-    // Eq. 27: d f_be / d kbar_j = kb (grad kappa_j + grad kappa_{j+2}) (synchronisation sum).
-    for (int j = 0; j < 2; ++j) {
-      const Vec11 col = (cb * beta) * (Jcu.row(j) + Jcu.row(j + 2)).transpose();
-      for (int k = 0; k < 11; ++k) seg[k] = col[k];
-      store(i, j == 0 ? kKbar0 : kKbar1);
-    }
-    {  // Eq. 28: d f_be / d beta = -s pi r^4 / (4 L) J^T (kappa - kbar)
-      const Vec11 col = -cb * (Jcu.transpose() * d);
-      for (int k = 0; k < 11; ++k) seg[k] = col[k];
-      store(i, kBeta);
-    }
-    {  // Eq. 30: d f_tw / d mbar = kt grad m
-      const Vec11 col = (ct * gamma) * gm;
-      for (int k = 0; k < 11; ++k) seg[k] = col[k];
-      store(i, kMbar);
-    }
-    {  // Eq. 31: d f_tw / d gamma = -s pi r^4 / L (m - mbar) grad m
-      const Vec11 col = (-ct * mDiff) * gm;
-      for (int k = 0; k < 11; ++k) seg[k] = col[k];
-      store(i, kGamma);
-    }
-    const double lbar = p[paramIndex(i, kLbar)];
-    const double l = kin_.length[i];
-    const Vec3& t = kin_.tangent[i];
-    {  // lbar_i: stretching (Eq. 24) + bending/twisting at vertices i and i+1 (Eq. 26, 29)
-      std::fill(seg.begin(), seg.end(), 0.0);
-      const Vec3 gs = (s_ * p[paramIndex(i, kAlpha)] * r2 * l / (lbar * lbar)) * t;
-      for (int c = 0; c < 3; ++c) {
-        seg[8 + c] += gs[c];  // x_{i+1} at q offset 4(i+1) - 4(i-1) = 8
-        seg[4 + c] -= gs[c];  // x_i
-      }
-      for (int k = 0; k < 11; ++k) seg[k] += gL[k];
-      if (i + 1 <= N - 2) {
-        double Ln = 0.0;
-        Vec11 gLn;
-        bendTwist(i + 1, Ln, gLn);
-        for (int k = 0; k < 11; ++k) seg[4 + k] += gLn[k];
-      }
-      store(i, kLbar);
-    }
-    {  // Eq. 25: d f_{st,i,i+1} / d alpha = -s pi r^2 (l/lbar - 1) t, opposite on x_i
-      std::fill(seg.begin(), seg.end(), 0.0);
-      const Vec3 ga = (-s_ * r2 * (l / lbar - 1.0)) * t;
-      for (int c = 0; c < 3; ++c) {
-        seg[4 + c] = ga[c];  // x_{i+1} at q offset 4(i+1) - 4i = 4
-        seg[c] = -ga[c];     // x_i
-      }
-      store(i, kAlpha);
-    }
+    bendTwistOverL(ctx, i, Li, gL);
+    storeBendTwistColumns(ctx, i, Li);
+    storeStretchColumns(ctx, i, gL);
   }
 }
 
