@@ -159,19 +159,11 @@ void checkElements(const Scene& sc) {
   if (!(k > 0.0) || !std::isfinite(k)) fail(str("k = ", k, " (need > 0)"));
 }
 
-// No layer active at rest: every pair the engine would form is at least 2 eta apart.
-void checkSeparation(const Scene& sc) {
-  const Vertices& V = sc.vertices;
-  const int dim = sc.dim;
-  auto fail = [&](const std::string& what) { avi::fail(sc, what); };
-  auto objectName = [&](int a) { return avi::objectName(sc, a); };
-  auto vertexName = [&](int a) { return avi::vertexName(sc, a); };
-  const auto& isolated = sc.isolated;
+// The contact primitives: points, then edges, then triangles.
+std::vector<Prim> contactPrims(const Scene& sc) {
   const auto& contactPoints = sc.contactPoints;
   const auto& contactEdges = sc.contactEdges;
   const auto& contactTriangles = sc.contactTriangles;
-  const auto& planes = sc.planes;
-  const double eta = sc.eta;
   std::vector<Prim> prims;
   prims.reserve(contactPoints.size() + contactEdges.size() + contactTriangles.size());
   for (std::size_t i = 0; i < contactPoints.size(); ++i) prims.push_back({1, {contactPoints[i], -1, -1}, int(i)});
@@ -179,76 +171,114 @@ void checkSeparation(const Scene& sc) {
     prims.push_back({2, {contactEdges[i][0], contactEdges[i][1], -1}, int(i)});
   for (std::size_t i = 0; i < contactTriangles.size(); ++i)
     prims.push_back({3, {contactTriangles[i][0], contactTriangles[i][1], contactTriangles[i][2]}, int(i)});
-  auto describe = [&](const Prim& p) {
-    if (p.n == 1) return str("point ", vertexName(p.v[0]));
-    if (p.n == 2) return str("edge ", p.index, " (vertices ", p.v[0], " ", p.v[1], ", object '", objectName(p.v[0]), "')");
-    return str("triangle ", p.index, " (vertices ", p.v[0], " ", p.v[1], " ", p.v[2], ", object '", objectName(p.v[0]), "')");
-  };
-  auto allScripted = [&](const Prim& p, const Prim& q) {
-    for (int i = 0; i < p.n; ++i)
-      if (!V.scripted(p.v[i])) return false;
-    for (int i = 0; i < q.n; ++i)
-      if (!V.scripted(q.v[i])) return false;
-    return true;
-  };
-  auto shares = [](const Prim& p, const Prim& q) {
-    for (int i = 0; i < p.n; ++i)
-      for (int j = 0; j < q.n; ++j)
-        if (p.v[i] == q.v[j]) return true;
-    return false;
-  };
-  // Pair kinds formed by the engine (scene.hpp).
-  auto formed = [&](const Prim& p, const Prim& q) {
-    if (p.n > q.n) return false;  // called with p.n <= q.n
-    if (p.n == 1 && q.n == 1) return isolated[p.v[0]] && isolated[q.v[0]];
-    if (dim == 3) return (p.n == 1 && q.n == 3) || (p.n == 2 && q.n == 2);
-    return p.n == 1 && q.n == 2;
-  };
-  auto distance = [&](const Prim& p, const Prim& q) {
-    const auto& X = V.x;
-    if (p.n == 1 && q.n == 1) return geometry::pointPoint(X[p.v[0]], X[q.v[0]]).d;
-    if (p.n == 1 && q.n == 2) return geometry::pointSegment(X[p.v[0]], X[q.v[0]], X[q.v[1]]).d;
-    if (p.n == 1) return geometry::pointTriangle(X[p.v[0]], X[q.v[0]], X[q.v[1]], X[q.v[2]]).d;
-    return geometry::segmentSegment(X[p.v[0]], X[p.v[1]], X[q.v[0]], X[q.v[1]]).d;
-  };
+  return prims;
+}
+
+// A primitive as a separation error names it.
+std::string describePrim(const Scene& sc, const Prim& p) {
+  if (p.n == 1) return str("point ", vertexName(sc, p.v[0]));
+  if (p.n == 2)
+    return str("edge ", p.index, " (vertices ", p.v[0], " ", p.v[1], ", object '", objectName(sc, p.v[0]), "')");
+  return str("triangle ", p.index, " (vertices ", p.v[0], " ", p.v[1], " ", p.v[2], ", object '",
+             objectName(sc, p.v[0]), "')");
+}
+
+// Whether every vertex of p and q is scripted.
+bool allScripted(const Vertices& V, const Prim& p, const Prim& q) {
+  for (int i = 0; i < p.n; ++i)
+    if (!V.scripted(p.v[i])) return false;
+  for (int i = 0; i < q.n; ++i)
+    if (!V.scripted(q.v[i])) return false;
+  return true;
+}
+
+// Whether p and q have a vertex in common.
+bool sharesVertex(const Prim& p, const Prim& q) {
+  for (int i = 0; i < p.n; ++i)
+    for (int j = 0; j < q.n; ++j)
+      if (p.v[i] == q.v[j]) return true;
+  return false;
+}
+
+// Pair kinds formed by the engine (scene.hpp).
+bool formedPair(const Scene& sc, const Prim& p, const Prim& q) {
+  const auto& isolated = sc.isolated;
+  if (p.n > q.n) return false;  // called with p.n <= q.n
+  if (p.n == 1 && q.n == 1) return isolated[p.v[0]] && isolated[q.v[0]];
+  if (sc.dim == 3) return (p.n == 1 && q.n == 3) || (p.n == 2 && q.n == 2);
+  return p.n == 1 && q.n == 2;
+}
+
+// Distance between p and q (p.n <= q.n) at the scene's positions.
+double primDistance(const Vertices& V, const Prim& p, const Prim& q) {
+  const auto& X = V.x;
+  if (p.n == 1 && q.n == 1) return geometry::pointPoint(X[p.v[0]], X[q.v[0]]).d;
+  if (p.n == 1 && q.n == 2) return geometry::pointSegment(X[p.v[0]], X[q.v[0]], X[q.v[1]]).d;
+  if (p.n == 1) return geometry::pointTriangle(X[p.v[0]], X[q.v[0]], X[q.v[1]], X[q.v[2]]).d;
+  return geometry::segmentSegment(X[p.v[0]], X[p.v[1]], X[q.v[0]], X[q.v[1]]).d;
+}
+
+// The smallest distance over the pairs considered, and the closest pair closer than 2 eta.
+struct ClosestPairs {
+  double eta = 0.0;
   double dmin = std::numeric_limits<double>::infinity();
   std::string first;
   double firstD = 0.0;
-  auto consider = [&](double d, const std::string& a, const std::string& b) {
+  void consider(double d, const std::string& a, const std::string& b) {
     dmin = std::min(dmin, d);
     if (d < 2.0 * eta && (first.empty() || d < firstD)) {  // the closest offending pair
       first = str(a, " and ", b);
       firstD = d;
     }
-  };
-  if (!prims.empty()) {
-    std::vector<geometry::Aabb<3>> boxes(prims.size());
-    for (std::size_t i = 0; i < prims.size(); ++i) {
-      geometry::Aabb<3> b;
-      for (int k = 0; k < prims[i].n; ++k) b.merge(V.x[prims[i].v[k]]);
-      boxes[i] = geometry::Aabb<3>(b.lo.array() - eta, b.hi.array() + eta);
-    }
-    geometry::SpatialHash<3> hash;
-    std::vector<geometry::BodyPair> pairs;
-    hash.findPairs(std::span<const geometry::Aabb<3>>(boxes), pairs);
-    for (const geometry::BodyPair& bp : pairs) {
-      const Prim* p = &prims[static_cast<std::size_t>(bp.i)];
-      const Prim* q = &prims[static_cast<std::size_t>(bp.j)];
-      if (p->n > q->n) std::swap(p, q);
-      if (!formed(*p, *q) || shares(*p, *q) || allScripted(*p, *q)) continue;
-      consider(distance(*p, *q), describe(*p), describe(*q));
-    }
   }
+};
+
+// Every primitive pair the engine would form (found by a spatial hash on the eta-grown boxes).
+void considerPrimPairs(const Scene& sc, const std::vector<Prim>& prims, ClosestPairs& closest) {
+  const Vertices& V = sc.vertices;
+  const double eta = sc.eta;
+  if (prims.empty()) return;
+  std::vector<geometry::Aabb<3>> boxes(prims.size());
+  for (std::size_t i = 0; i < prims.size(); ++i) {
+    geometry::Aabb<3> b;
+    for (int k = 0; k < prims[i].n; ++k) b.merge(V.x[prims[i].v[k]]);
+    boxes[i] = geometry::Aabb<3>(b.lo.array() - eta, b.hi.array() + eta);
+  }
+  geometry::SpatialHash<3> hash;
+  std::vector<geometry::BodyPair> pairs;
+  hash.findPairs(std::span<const geometry::Aabb<3>>(boxes), pairs);
+  for (const geometry::BodyPair& bp : pairs) {
+    const Prim* p = &prims[static_cast<std::size_t>(bp.i)];
+    const Prim* q = &prims[static_cast<std::size_t>(bp.j)];
+    if (p->n > q->n) std::swap(p, q);
+    if (!formedPair(sc, *p, *q) || sharesVertex(*p, *q) || allScripted(V, *p, *q)) continue;
+    closest.consider(primDistance(V, *p, *q), describePrim(sc, *p), describePrim(sc, *q));
+  }
+}
+
+// Every contact point that is not scripted against every plane.
+void considerPlanes(const Scene& sc, ClosestPairs& closest) {
+  const Vertices& V = sc.vertices;
+  const auto& planes = sc.planes;
   for (std::size_t pi = 0; pi < planes.size(); ++pi)
-    for (std::int32_t a : contactPoints) {
+    for (std::int32_t a : sc.contactPoints) {
       if (V.scripted(a)) continue;
-      consider(geometry::pointPlane(V.x[a], planes[pi].normal, planes[pi].offset).d, str("point ", vertexName(a)),
-               str("plane ", pi));
+      closest.consider(geometry::pointPlane(V.x[a], planes[pi].normal, planes[pi].offset).d,
+                       str("point ", vertexName(sc, a)), str("plane ", pi));
     }
-  if (!first.empty())
-    fail(str("a penalty layer is active at t = 0: ", first, " are ", firstD, " apart, closer than 2 eta = ", 2.0 * eta,
-             "; the largest eta that works is ", std::max(0.0, 0.5 * dmin),
-             " (or move the objects apart)"));
+}
+
+// No layer active at rest: every pair the engine would form is at least 2 eta apart.
+void checkSeparation(const Scene& sc) {
+  const double eta = sc.eta;
+  ClosestPairs closest;
+  closest.eta = eta;
+  considerPrimPairs(sc, contactPrims(sc), closest);
+  considerPlanes(sc, closest);
+  if (!closest.first.empty())
+    fail(sc, str("a penalty layer is active at t = 0: ", closest.first, " are ", closest.firstD,
+                 " apart, closer than 2 eta = ", 2.0 * eta, "; the largest eta that works is ",
+                 std::max(0.0, 0.5 * closest.dmin), " (or move the objects apart)"));
 }
 
 }  // namespace
