@@ -26,6 +26,112 @@ int deepestActive(const Measurement& m) {
   return 0;
 }
 
+// Events of one frame interval by kind (differences of the cumulative counters).
+struct FrameEvents {
+  std::int64_t force = 0, kicks = 0, zero = 0, certs = 0, resched = 0, script = 0, all = 0;
+  std::int64_t activations = 0, deactivations = 0, rebuilds = 0;
+};
+
+// The events counted in `c` since `previous`.
+FrameEvents eventsSince(const Counters& c, const Counters& previous) {
+  FrameEvents e;
+  e.force = c.forceEvents - previous.forceEvents;
+  e.kicks = c.penaltyKicks - previous.penaltyKicks;
+  e.zero = c.penaltyZeroTicks - previous.penaltyZeroTicks;
+  e.certs = c.certEvents - previous.certEvents;
+  e.resched = c.certReschedules - previous.certReschedules;
+  e.script = c.scriptEvents - previous.scriptEvents;
+  e.all = events(c) - events(previous);
+  e.activations = c.activations - previous.activations;
+  e.deactivations = c.deactivations - previous.deactivations;
+  e.rebuilds = c.broadPhaseRebuilds - previous.broadPhaseRebuilds;
+  return e;
+}
+
+// The domain's windows, rollbacks, epochs, migrations and wall-time shares of one frame interval.
+struct FrameDomain {
+  std::int64_t windows = 0, rollbacks = 0, epochs = 0, migrations = 0;
+  double sync = 0.0, wQueue = 0.0, wBroad = 0.0, wCert = 0.0, wForce = 0.0, wTotal = 0.0;
+};
+
+// Collective: the domain's figures since `previousStats` / `previousShares`, maxima over the ranks.
+FrameDomain domainSince(const Comm& comm, const DomainStats& st, const DomainStats& previousStats, const TimeShares& ts,
+                        const TimeShares& previousShares) {
+  // Domain statistics: the same on every rank by construction; the max makes the row identical anyway.
+  FrameDomain f;
+  f.windows = comm.max(st.windows - previousStats.windows);
+  f.rollbacks = comm.max(st.rollbacks - previousStats.rollbacks);
+  f.epochs = comm.max(st.epochs - previousStats.epochs);
+  f.migrations = comm.max(st.migrations - previousStats.migrations);
+  f.sync = comm.max(st.syncSeconds - previousStats.syncSeconds);
+  f.wQueue = comm.max(ts.queue - previousShares.queue);
+  f.wBroad = comm.max(ts.broadPhase - previousShares.broadPhase);
+  f.wCert = comm.max(ts.certificates - previousShares.certificates);
+  f.wForce = comm.max(ts.forces - previousShares.forces);
+  f.wTotal = comm.max(ts.total - previousShares.total);
+  return f;
+}
+
+// The row's columns from the measurement: energies (the change from energy0), momenta, minimum
+// distance, pair counts and active layers per depth up to kLayerColumns.
+io::Diagnostics::Row measurementColumns(const Measurement& m, double energy0) {
+  const double E = m.total();
+  io::Diagnostics::Row mine = {{"kinetic_energy", m.kinetic},
+                               {"elastic_energy", m.elastic},
+                               {"gravity_energy", m.gravity},
+                               {"contact_energy", m.contact},
+                               {"total_energy", E},
+                               {"energy_change", E - energy0},
+                               {"momentum_x", m.momentum[0]},
+                               {"momentum_y", m.momentum[1]},
+                               {"momentum_z", m.momentum[2]},
+                               {"angular_momentum_x", m.angularMomentum[0]},
+                               {"angular_momentum_y", m.angularMomentum[1]},
+                               {"angular_momentum_z", m.angularMomentum[2]},
+                               {"min_distance", m.candidatePairs > 0 && std::isfinite(m.minDistance) ? m.minDistance : -1.0},
+                               {"intersections", d(m.intersections)},
+                               {"candidate_pairs", d(m.candidatePairs)},
+                               {"active_pairs", d(m.activePairs)}};
+  for (int l = 1; l <= kLayerColumns; ++l) {
+    const auto k = static_cast<std::size_t>(l - 1);
+    mine.emplace_back(str("layers_", l), k < m.activePerDepth.size() ? d(m.activePerDepth[k]) : 0.0);
+  }
+  return mine;
+}
+
+// The rest of the row: deeper and deepest layers, the events `e` and their rates over the frame
+// interval of length `span`, and the domain's figures `dom`.
+io::Diagnostics::Row eventColumns(const Measurement& m, const FrameEvents& e, const FrameDomain& dom,
+                                  int deepestLayerRun, double span) {
+  const auto rate = [span](std::int64_t k) { return span > 0 ? static_cast<double>(k) / span : 0.0; };
+  std::int64_t deeper = 0;
+  for (std::size_t l = kLayerColumns; l < m.activePerDepth.size(); ++l) deeper += m.activePerDepth[l];
+  return {{"layers_deeper", d(deeper)},
+          {"deepest_layer", static_cast<double>(deepestActive(m))},
+          {"deepest_layer_run", static_cast<double>(deepestLayerRun)},
+          {"events", d(e.all)},
+          {"rate_force", rate(e.force)},
+          {"rate_penalty_kick", rate(e.kicks)},
+          {"rate_penalty_zero", rate(e.zero)},
+          {"rate_cert_expiry", rate(e.certs)},
+          {"rate_reschedule", rate(e.resched)},
+          {"rate_script", rate(e.script)},
+          {"reschedules_per_event", e.all > 0 ? static_cast<double>(e.resched) / d(e.all) : 0.0},
+          {"activations", d(e.activations)},
+          {"deactivations", d(e.deactivations)},
+          {"broad_phase_rebuilds", d(e.rebuilds)},
+          {"epochs", d(dom.epochs)},
+          {"windows", d(dom.windows)},
+          {"rollbacks", d(dom.rollbacks)},
+          {"migrations", d(dom.migrations)},
+          {"wall_sync", dom.sync},
+          {"wall_queue", dom.wQueue},
+          {"wall_broad_phase", dom.wBroad},
+          {"wall_certificates", dom.wCert},
+          {"wall_forces", dom.wForce},
+          {"wall_events", dom.wTotal}};
+}
+
 }  // namespace
 
 AviModule::AviModule() = default;
@@ -116,87 +222,21 @@ void AviModule::appendRow(const Comm& comm, const Measurement& m, double span, i
   const Counters c = domain_->counters();
   const DomainStats st = domain_->stats();
   const TimeShares ts = domain_->timeShares();
-  const double E = m.total();
-  const std::int64_t force = c.forceEvents - previous_.forceEvents;
-  const std::int64_t kicks = c.penaltyKicks - previous_.penaltyKicks;
-  const std::int64_t zero = c.penaltyZeroTicks - previous_.penaltyZeroTicks;
-  const std::int64_t certs = c.certEvents - previous_.certEvents;
-  const std::int64_t resched = c.certReschedules - previous_.certReschedules;
-  const std::int64_t script = c.scriptEvents - previous_.scriptEvents;
-  const std::int64_t all = events(c) - events(previous_);
-  const std::int64_t activations = c.activations - previous_.activations;
-  const std::int64_t deactivations = c.deactivations - previous_.deactivations;
-  const std::int64_t rebuilds = c.broadPhaseRebuilds - previous_.broadPhaseRebuilds;
-  const auto rate = [span](std::int64_t k) { return span > 0 ? static_cast<double>(k) / span : 0.0; };
-  totals_.force += force;
-  totals_.kicks += kicks;
-  totals_.zeroTicks += zero;
-  totals_.certExpiries += certs;
-  totals_.reschedules += resched;
-  totals_.script += script;
+  const FrameEvents e = eventsSince(c, previous_);
+  totals_.force += e.force;
+  totals_.kicks += e.kicks;
+  totals_.zeroTicks += e.zero;
+  totals_.certExpiries += e.certs;
+  totals_.reschedules += e.resched;
+  totals_.script += e.script;
   totals_.deepestLayer = std::max({totals_.deepestLayer, c.deepestLayer, deepestActive(m)});
-
-  // Domain statistics: the same on every rank by construction; the max makes the row identical anyway.
-  const std::int64_t windows = comm.max(st.windows - previousStats_.windows);
-  const std::int64_t rollbacks = comm.max(st.rollbacks - previousStats_.rollbacks);
-  const std::int64_t epochs = comm.max(st.epochs - previousStats_.epochs);
-  const std::int64_t migrations = comm.max(st.migrations - previousStats_.migrations);
-  const double sync = comm.max(st.syncSeconds - previousStats_.syncSeconds);
-  const double wQueue = comm.max(ts.queue - previousShares_.queue);
-  const double wBroad = comm.max(ts.broadPhase - previousShares_.broadPhase);
-  const double wCert = comm.max(ts.certificates - previousShares_.certificates);
-  const double wForce = comm.max(ts.forces - previousShares_.forces);
-  const double wTotal = comm.max(ts.total - previousShares_.total);
+  const FrameDomain dom = domainSince(comm, st, previousStats_, ts, previousShares_);
   previous_ = c;
   previousStats_ = st;
   previousShares_ = ts;
 
-  std::int64_t deeper = 0;
-  for (std::size_t l = kLayerColumns; l < m.activePerDepth.size(); ++l) deeper += m.activePerDepth[l];
-  io::Diagnostics::Row mine = {{"kinetic_energy", m.kinetic},
-                               {"elastic_energy", m.elastic},
-                               {"gravity_energy", m.gravity},
-                               {"contact_energy", m.contact},
-                               {"total_energy", E},
-                               {"energy_change", E - energy0_},
-                               {"momentum_x", m.momentum[0]},
-                               {"momentum_y", m.momentum[1]},
-                               {"momentum_z", m.momentum[2]},
-                               {"angular_momentum_x", m.angularMomentum[0]},
-                               {"angular_momentum_y", m.angularMomentum[1]},
-                               {"angular_momentum_z", m.angularMomentum[2]},
-                               {"min_distance", m.candidatePairs > 0 && std::isfinite(m.minDistance) ? m.minDistance : -1.0},
-                               {"intersections", d(m.intersections)},
-                               {"candidate_pairs", d(m.candidatePairs)},
-                               {"active_pairs", d(m.activePairs)}};
-  for (int l = 1; l <= kLayerColumns; ++l) {
-    const auto k = static_cast<std::size_t>(l - 1);
-    mine.emplace_back(str("layers_", l), k < m.activePerDepth.size() ? d(m.activePerDepth[k]) : 0.0);
-  }
-  const io::Diagnostics::Row tail = {{"layers_deeper", d(deeper)},
-                                     {"deepest_layer", static_cast<double>(deepestActive(m))},
-                                     {"deepest_layer_run", static_cast<double>(totals_.deepestLayer)},
-                                     {"events", d(all)},
-                                     {"rate_force", rate(force)},
-                                     {"rate_penalty_kick", rate(kicks)},
-                                     {"rate_penalty_zero", rate(zero)},
-                                     {"rate_cert_expiry", rate(certs)},
-                                     {"rate_reschedule", rate(resched)},
-                                     {"rate_script", rate(script)},
-                                     {"reschedules_per_event", all > 0 ? static_cast<double>(resched) / d(all) : 0.0},
-                                     {"activations", d(activations)},
-                                     {"deactivations", d(deactivations)},
-                                     {"broad_phase_rebuilds", d(rebuilds)},
-                                     {"epochs", d(epochs)},
-                                     {"windows", d(windows)},
-                                     {"rollbacks", d(rollbacks)},
-                                     {"migrations", d(migrations)},
-                                     {"wall_sync", sync},
-                                     {"wall_queue", wQueue},
-                                     {"wall_broad_phase", wBroad},
-                                     {"wall_certificates", wCert},
-                                     {"wall_forces", wForce},
-                                     {"wall_events", wTotal}};
+  const io::Diagnostics::Row mine = measurementColumns(m, energy0_);
+  const io::Diagnostics::Row tail = eventColumns(m, e, dom, totals_.deepestLayer, span);
   row.insert(row.end(), mine.begin(), mine.end());
   row.insert(row.end(), tail.begin(), tail.end());
 }
