@@ -527,12 +527,85 @@ void appendIsland(const double* m, IslandT& isl) {
   }
 }
 
+// Collective. Sends send[q] to rank q and returns what arrived, by sender; send[me] stays on this
+// rank (moved, not exchanged), and `send` is released after the exchange (no third copy of it).
+std::vector<std::vector<double>> exchangeExceptSelf(const Comm& comm, std::vector<std::vector<double>>& send) {
+  const int R = comm.size(), me = comm.rank();
+  std::vector<double> self;
+  self.swap(send[u(me)]);
+  std::vector<std::vector<double>> recv;
+  if (R > 1) {
+    recv = comm.alltoallv(send);
+    std::vector<std::vector<double>>().swap(send);  // no third copy of the messages while `recv` is read
+  } else {
+    recv.resize(1);
+  }
+  recv[u(me)].swap(self);
+  return recv;
+}
+
+// The islands rooted here, by label, from the contributions in `recv` (by sender rank); contributions
+// from several ranks are merged. Returns how many islands came from several ranks.
+template <class IslandT>
+std::int64_t mergeContributions(const std::vector<std::vector<double>>& recv, std::vector<IslandT>& islands) {
+  islands.clear();
+  struct Part {
+    const double* at;
+    int rank;
+  };
+  std::vector<Part> parts;
+  for (int q = 0; q < static_cast<int>(recv.size()); ++q) {
+    const std::vector<double>& m = recv[u(q)];
+    for (std::size_t at = 0; at < m.size();) {
+      parts.push_back({m.data() + at, q});
+      at += 3 + u(static_cast<std::int64_t>(m[at + 1])) * kBodySlots + u(static_cast<std::int64_t>(m[at + 2])) * kContactSlots;
+    }
+  }
+  std::stable_sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) { return a.at[0] < b.at[0]; });
+  std::int64_t crossRank = 0;
+  int firstRank = -1;
+  bool several = false;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const double* m = parts[p].at;
+    const auto label = static_cast<std::int64_t>(m[0]);
+    if (islands.empty() || islands.back().label != label) {
+      islands.emplace_back();
+      islands.back().label = label;
+      firstRank = parts[p].rank;
+      several = false;
+    } else if (!several && parts[p].rank != firstRank) {
+      several = true;
+      ++crossRank;
+    }
+    appendIsland(m, islands.back());
+  }
+  return crossRank;
+}
+
+// Canonical order: bodies by id (a body sent by several ranks is the same bits: kept once);
+// contacts between bodies by (a, b), then contacts with planes by (body, plane). A pair's
+// several points come from one rank in the narrow phase's order, which the stable sort keeps.
+template <class IslandT>
+void sortCanonically(IslandT& isl) {
+  std::stable_sort(isl.bodies.begin(), isl.bodies.end(),
+                   [](const auto& a, const auto& b) { return a.body.id < b.body.id; });
+  isl.bodies.erase(std::unique(isl.bodies.begin(), isl.bodies.end(),
+                               [](const auto& a, const auto& b) { return a.body.id == b.body.id; }),
+                   isl.bodies.end());
+  std::stable_sort(isl.contacts.begin(), isl.contacts.end(), [](const auto& x, const auto& y) {
+    const bool px = x.b < 0, py = y.b < 0;
+    if (px != py) return py;  // pairs first
+    if (x.a != y.a) return x.a < y.a;
+    return px ? x.plane < y.plane : x.b < y.b;
+  });
+}
+
 }  // namespace
 
-void SimStepper::gatherIslands() {
+// This rank's constraints grouped by island (the label of their dynamic body), each group packed
+// for the island's root (send[root]): [label, bodies, contacts, the bodies..., the contacts...].
+std::vector<std::vector<double>> SimStepper::packContributions() {
   const int R = comm_.size();
-  // This rank's constraints grouped by island (the label of their dynamic body), each group packed
-  // for the island's root: [label, bodies, contacts, the bodies..., the contacts...].
   std::vector<int> order(constraints_.begin(), constraints_.end());
   const auto labelOf = [&](int k) {
     const SimContact& c = candidates_[u(k)];
@@ -569,66 +642,16 @@ void SimStepper::gatherIslands() {
     }
     s = e;
   }
+  return send;
+}
+
+void SimStepper::gatherIslands() {
+  std::vector<std::vector<double>> send = packContributions();
   // This rank's own islands stay where they are; only what crosses ranks is exchanged.
-  const int me = comm_.rank();
-  std::vector<double> self;
-  self.swap(send[u(me)]);
-  std::vector<std::vector<double>> recv;
-  if (R > 1) {
-    recv = comm_.alltoallv(send);
-    std::vector<std::vector<double>>().swap(send);  // no third copy of the contributions below
-  } else {
-    recv.resize(1);
-  }
-  recv[u(me)].swap(self);
+  const std::vector<std::vector<double>> recv = exchangeExceptSelf(comm_, send);
   // Islands rooted here, by label; contributions from several ranks are merged.
-  islands_.clear();
-  struct Part {
-    const double* at;
-    int rank;
-  };
-  std::vector<Part> parts;
-  for (int q = 0; q < R; ++q) {
-    const std::vector<double>& m = recv[u(q)];
-    for (std::size_t at = 0; at < m.size();) {
-      parts.push_back({m.data() + at, q});
-      at += 3 + u(static_cast<std::int64_t>(m[at + 1])) * kBodySlots + u(static_cast<std::int64_t>(m[at + 2])) * kContactSlots;
-    }
-  }
-  std::stable_sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) { return a.at[0] < b.at[0]; });
-  std::int64_t crossRank = 0;
-  int firstRank = -1;
-  bool several = false;
-  for (std::size_t p = 0; p < parts.size(); ++p) {
-    const double* m = parts[p].at;
-    const auto label = static_cast<std::int64_t>(m[0]);
-    if (islands_.empty() || islands_.back().label != label) {
-      islands_.emplace_back();
-      islands_.back().label = label;
-      firstRank = parts[p].rank;
-      several = false;
-    } else if (!several && parts[p].rank != firstRank) {
-      several = true;
-      ++crossRank;
-    }
-    appendIsland(m, islands_.back());
-  }
-  // Canonical order: bodies by id (a body sent by several ranks is the same bits: kept once);
-  // contacts between bodies by (a, b), then contacts with planes by (body, plane). A pair's
-  // several points come from one rank in the narrow phase's order, which the stable sort keeps.
-  for (Island& isl : islands_) {
-    std::stable_sort(isl.bodies.begin(), isl.bodies.end(),
-                     [](const IslandBody& a, const IslandBody& b) { return a.body.id < b.body.id; });
-    isl.bodies.erase(std::unique(isl.bodies.begin(), isl.bodies.end(),
-                                 [](const IslandBody& a, const IslandBody& b) { return a.body.id == b.body.id; }),
-                     isl.bodies.end());
-    std::stable_sort(isl.contacts.begin(), isl.contacts.end(), [](const IslandContact& x, const IslandContact& y) {
-      const bool px = x.b < 0, py = y.b < 0;
-      if (px != py) return py;  // pairs first
-      if (x.a != y.a) return x.a < y.a;
-      return px ? x.plane < y.plane : x.b < y.b;
-    });
-  }
+  const std::int64_t crossRank = mergeContributions(recv, islands_);
+  for (Island& isl : islands_) sortCanonically(isl);
   stats_.crossRankIslands = crossRank;
 }
 
@@ -780,31 +803,34 @@ SimStepper::IslandResult SimStepper::resolveDistributedIsland(const Island& isla
   return r;
 }
 
-void SimStepper::resolveAll() {
-  auto t0 = Clock::now();
-  const int R = comm_.size(), me = comm_.rank();
-  // Per pass: sums (islands, resolved, iterations, cycles, caps, not converged, QP not converged,
-  // lineality, removed, support, distributed, gathered across ranks) and maxima (largest island, iterations, QP residual);
-  // works summed.
+// One pass of resolveAll(): sums (islands, resolved, iterations, cycles, caps, not converged, QP not
+// converged, lineality, removed, support, distributed, gathered across ranks) and maxima (largest
+// island, iterations, QP residual); works summed; and the resolved velocities for the bodies' owners.
+struct SimStepper::PassTally {
   enum { Islands, Resolved, ItTotal, Cycles, Caps, Bad, QpBad, Lineal, Removed, Support, Dist, Cross, NSum };
   std::int64_t sums[NSum] = {};
-  sums[Cross] = stats_.crossRankIslands;  // this rank's, from gatherIslands()
   double maxima[3] = {0.0, 0.0, 0.0};  // largest island, iterations, QP residual
   double works[2] = {0.0, 0.0};        // contact work, impact work
-  std::vector<std::vector<double>> results(u(R));  // (id, v, ω) for each body's owner
-  const auto post = [&](const Island& isl, const Eigen::VectorXd& qdot) {
+  std::vector<std::vector<double>> results;  // (id, v, ω) for each body's owner
+
+  // `crossRank`: this rank's islands gathered across ranks, from gatherIslands().
+  PassTally(int ranks, std::int64_t crossRank) : results(u(ranks)) { sums[Cross] = crossRank; }
+
+  // An island's resolved velocities to its bodies' owners.
+  void post(const Island& isl, const Eigen::VectorXd& qdot, int dimension) {
     // Dynamic bodies in id order are the system's bodies 0, 1, ... (buildIslandSystem).
     int dof = 0;
     for (const IslandBody& ib : isl.bodies) {
       if (ib.body.isStatic) continue;
-      const int dofs = world_.dimension == 2 ? 2 : (ib.body.rigid ? 6 : 3);
+      const int dofs = dimension == 2 ? 2 : (ib.body.rigid ? 6 : 3);
       double slot[1 + kSlot] = {static_cast<double>(ib.body.id), 0, 0, 0, 0, 0, 0};
       for (int k = 0; k < dofs; ++k) slot[1 + k] = qdot[dof + k];
       dof += dofs;
       results[u(ib.owner)].insert(results[u(ib.owner)].end(), slot, slot + 1 + kSlot);
     }
-  };
-  const auto count = [&](const IslandResult& r) {
+  }
+  // The figures of an island resolved by this rank.
+  void count(const IslandResult& r) {
     maxima[1] = std::max(maxima[1], static_cast<double>(r.iterations));
     sums[ItTotal] += r.iterations;
     sums[Cycles] += r.cycle ? 1 : 0;
@@ -817,74 +843,99 @@ void SimStepper::resolveAll() {
     sums[Support] += r.supportProjection ? 1 : 0;
     works[0] += r.contactWork;
     works[1] += r.impactWork;
-  };
-  // Islands above the size threshold: resolved by every rank together, in label order.
-  std::vector<std::uint8_t> done(islands_.size(), 0);
-  if (R > 1 && options_.distributedIslandContacts > 0 && options_.backend && options_.backend->distributed()) {
-    std::vector<std::int64_t> mine;
-    for (std::size_t i = 0; i < islands_.size(); ++i)
-      if (distributedIsland(islands_[i]) && approaching(islands_[i]))
-        mine.insert(mine.end(), {islands_[i].label, static_cast<std::int64_t>(i), me});
-    const std::vector<std::int64_t> all = comm_.allgatherv(mine);
-    std::vector<std::size_t> order;
-    for (std::size_t k = 0; k < all.size(); k += 3) order.push_back(k);
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return all[a] < all[b]; });
-    std::vector<double> buf;
-    Island shared;
-    for (std::size_t k : order) {
-      const int root = static_cast<int>(all[k + 2]);
-      buf.clear();
-      if (me == root) packIsland(islands_[u(all[k + 1])], buf);
-      std::int64_t size = static_cast<std::int64_t>(buf.size());
-      MPI_Bcast(&size, 1, MPI_INT64_T, root, comm_.raw());
-      buf.resize(u(size));
-      MPI_Bcast(buf.data(), static_cast<int>(size), MPI_DOUBLE, root, comm_.raw());
-      const Island* isl = &shared;
-      if (me == root) isl = &islands_[u(all[k + 1])];
-      else {
-        shared.bodies.clear();
-        shared.contacts.clear();
-        appendIsland(buf.data(), shared);
-      }
-      Eigen::VectorXd qdot;
-      const IslandResult r = resolveDistributedIsland(*isl, qdot);
-      if (me != root) continue;
-      done[u(all[k + 1])] = 1;
-      post(*isl, qdot);
-      ++sums[Dist];
-      maxima[1] = std::max(maxima[1], static_cast<double>(r.iterations));
-      sums[ItTotal] += r.iterations;
-      sums[Caps] += r.cap ? 1 : 0;
-      sums[Bad] += r.converged ? 0 : 1;
-      sums[Support] += r.supportProjection ? 1 : 0;
-      works[0] += r.contactWork;
-      works[1] += r.impactWork;
-    }
   }
-  Eigen::VectorXd qdot;
-  for (std::size_t i = 0; i < islands_.size(); ++i) {
-    const Island& isl = islands_[i];
+  // The figures of an island resolved by all ranks together (counted by its root).
+  void countDistributed(const IslandResult& r) {
+    ++sums[Dist];
+    maxima[1] = std::max(maxima[1], static_cast<double>(r.iterations));
+    sums[ItTotal] += r.iterations;
+    sums[Caps] += r.cap ? 1 : 0;
+    sums[Bad] += r.converged ? 0 : 1;
+    sums[Support] += r.supportProjection ? 1 : 0;
+    works[0] += r.contactWork;
+    works[1] += r.impactWork;
+  }
+  // An island of this rank's, whether it was resolved (approaching) and its constraints.
+  void countIsland(bool resolved, std::size_t contacts) {
     ++sums[Islands];
-    if (!approaching(isl)) continue;
+    if (!resolved) return;
     ++sums[Resolved];
-    maxima[0] = std::max(maxima[0], static_cast<double>(isl.contacts.size()));
-    if (done[i]) continue;
-    count(resolveIsland(isl, qdot));
-    post(isl, qdot);
+    maxima[0] = std::max(maxima[0], static_cast<double>(contacts));
   }
-  stats_.secondsResolve += since(t0);
-  t0 = Clock::now();
-  // Exchange: the velocities to the bodies' owners, then to the ranks that hold them as ghosts.
-  std::vector<double> self;
-  self.swap(results[u(me)]);  // the velocities of this rank's own bodies are not exchanged
-  std::vector<std::vector<double>> recv;
-  if (R > 1) {
-    recv = comm_.alltoallv(results);
-    std::vector<std::vector<double>>().swap(results);
-  } else {
-    recv.resize(1);
+  // Collective: the figures summed (maxima: max) over the ranks.
+  void reduce(const Comm& comm) {
+    if (comm.size() == 1) return;
+    MPI_Allreduce(MPI_IN_PLACE, sums, NSum, MPI_INT64_T, MPI_SUM, comm.raw());
+    MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, comm.raw());
+    MPI_Allreduce(MPI_IN_PLACE, works, 2, MPI_DOUBLE, MPI_SUM, comm.raw());
   }
-  recv[u(me)].swap(self);
+  // The pass's figures into the step's.
+  void record(SimStepStats& stats) const {
+    stats.islands = sums[Islands];
+    stats.resolvedIslands = sums[Resolved];
+    stats.largestIsland = std::max(stats.largestIsland, static_cast<std::int64_t>(maxima[0]));
+    stats.iterationsMax = std::max(stats.iterationsMax, static_cast<std::int64_t>(maxima[1]));
+    stats.iterationsTotal += sums[ItTotal];
+    stats.cycles += sums[Cycles];
+    stats.caps += sums[Caps];
+    stats.notConverged += sums[Bad];
+    stats.qpNotConverged += sums[QpBad];
+    stats.linealityDetections += sums[Lineal];
+    stats.constraintsRemoved += sums[Removed];
+    stats.qpResidualMax = std::max(stats.qpResidualMax, maxima[2]);
+    stats.distributedIslands += sums[Dist];
+    stats.crossRankIslands = sums[Cross];
+    // The work of the last pass only: earlier passes were undone (the step restarts from w).
+    stats.supportProjections = sums[Support];
+    stats.contactWork = works[0];
+    stats.impactWork = works[1];
+  }
+};
+
+// Collective. Islands above the size threshold: resolved by every rank together, in label order;
+// done[i] = 1 for those of them rooted here.
+void SimStepper::resolveDistributedIslands(PassTally& tally, std::vector<std::uint8_t>& done) {
+  const int me = comm_.rank();
+  std::vector<std::int64_t> mine;
+  for (std::size_t i = 0; i < islands_.size(); ++i)
+    if (distributedIsland(islands_[i]) && approaching(islands_[i]))
+      mine.insert(mine.end(), {islands_[i].label, static_cast<std::int64_t>(i), me});
+  const std::vector<std::int64_t> all = comm_.allgatherv(mine);
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; k < all.size(); k += 3) order.push_back(k);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return all[a] < all[b]; });
+  std::vector<double> buf;
+  Island shared;
+  for (std::size_t k : order) {
+    const int root = static_cast<int>(all[k + 2]);
+    buf.clear();
+    if (me == root) packIsland(islands_[u(all[k + 1])], buf);
+    std::int64_t size = static_cast<std::int64_t>(buf.size());
+    MPI_Bcast(&size, 1, MPI_INT64_T, root, comm_.raw());
+    buf.resize(u(size));
+    MPI_Bcast(buf.data(), static_cast<int>(size), MPI_DOUBLE, root, comm_.raw());
+    const Island* isl = &shared;
+    if (me == root) isl = &islands_[u(all[k + 1])];
+    else {
+      shared.bodies.clear();
+      shared.contacts.clear();
+      appendIsland(buf.data(), shared);
+    }
+    Eigen::VectorXd qdot;
+    const IslandResult r = resolveDistributedIsland(*isl, qdot);
+    if (me != root) continue;
+    done[u(all[k + 1])] = 1;
+    tally.post(*isl, qdot, world_.dimension);
+    tally.countDistributed(r);
+  }
+}
+
+// Collective. The resolved velocities (results[q]: of rank q's bodies) to the bodies' owners, then to
+// the ranks that hold them as ghosts; bodies of islands left alone get the second half kick.
+void SimStepper::deliverVelocities(std::vector<std::vector<double>>& results) {
+  const int me = comm_.rank();
+  // The velocities of this rank's own bodies are not exchanged.
+  const std::vector<std::vector<double>> recv = exchangeExceptSelf(comm_, results);
   touched_.assign(local_.bodies.size(), 0);
   for (const std::vector<double>& m : recv)
     for (std::size_t at = 0; at < m.size(); at += 1 + kSlot) {
@@ -901,29 +952,31 @@ void SimStepper::resolveAll() {
     for (std::size_t k = 0; k < local_.bodies.size(); ++k)
       if (!touched_[k] && ownerOf_[k] == me) local_.bodies[k].v = vKicked_[k];
   refreshGhostVelocities();
-  if (R > 1) {
-    MPI_Allreduce(MPI_IN_PLACE, sums, NSum, MPI_INT64_T, MPI_SUM, comm_.raw());
-    MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, comm_.raw());
-    MPI_Allreduce(MPI_IN_PLACE, works, 2, MPI_DOUBLE, MPI_SUM, comm_.raw());
+}
+
+void SimStepper::resolveAll() {
+  auto t0 = Clock::now();
+  const int R = comm_.size();
+  PassTally tally(R, stats_.crossRankIslands);
+  // Islands above the size threshold: resolved by every rank together, in label order.
+  std::vector<std::uint8_t> done(islands_.size(), 0);
+  if (R > 1 && options_.distributedIslandContacts > 0 && options_.backend && options_.backend->distributed())
+    resolveDistributedIslands(tally, done);
+  Eigen::VectorXd qdot;
+  for (std::size_t i = 0; i < islands_.size(); ++i) {
+    const Island& isl = islands_[i];
+    const bool resolved = approaching(isl);
+    tally.countIsland(resolved, isl.contacts.size());
+    if (!resolved || done[i]) continue;
+    tally.count(resolveIsland(isl, qdot));
+    tally.post(isl, qdot, world_.dimension);
   }
-  stats_.islands = sums[Islands];
-  stats_.resolvedIslands = sums[Resolved];
-  stats_.largestIsland = std::max(stats_.largestIsland, static_cast<std::int64_t>(maxima[0]));
-  stats_.iterationsMax = std::max(stats_.iterationsMax, static_cast<std::int64_t>(maxima[1]));
-  stats_.iterationsTotal += sums[ItTotal];
-  stats_.cycles += sums[Cycles];
-  stats_.caps += sums[Caps];
-  stats_.notConverged += sums[Bad];
-  stats_.qpNotConverged += sums[QpBad];
-  stats_.linealityDetections += sums[Lineal];
-  stats_.constraintsRemoved += sums[Removed];
-  stats_.qpResidualMax = std::max(stats_.qpResidualMax, maxima[2]);
-  stats_.distributedIslands += sums[Dist];
-  stats_.crossRankIslands = sums[Cross];
-  // The work of the last pass only: earlier passes were undone (the step restarts from w).
-  stats_.supportProjections = sums[Support];
-  stats_.contactWork = works[0];
-  stats_.impactWork = works[1];
+  stats_.secondsResolve += since(t0);
+  t0 = Clock::now();
+  // Exchange: the velocities to the bodies' owners, then to the ranks that hold them as ghosts.
+  deliverVelocities(tally.results);
+  tally.reduce(comm_);
+  tally.record(stats_);
   stats_.secondsExchange += since(t0);
 }
 
@@ -945,21 +998,11 @@ void SimStepper::integrate() {
   }
 }
 
-const SimStepStats& SimStepper::step() {
-  ScopedTimer timer("impact.step");
-  stats_ = SimStepStats{};
+// w = v + (Δt g − h), the impact's pre-impact velocity (v⁻ itself under Before), kept for the
+// closure passes; ω has no gravity kick.
+void SimStepper::kickLocalBodies() {
   const double dt = options_.dt;
-  const int me = comm_.rank();
-  half_ = options_.gravityKick == GravityKick::Split ? Eigen::Vector3d(0.5 * dt * world_.gravity) : Eigen::Vector3d::Zero();
-  // 0. ownership: rebalance if needed, bodies that left their subdomain to their new owner; then
-  // the ghosts (the state at the start of the step: every rank computes the kicks below alike).
-  rebalanceAndMigrate();
-  auto t0 = Clock::now();
-  buildLocal();
-  stats_.secondsExchange += since(t0);
   const std::size_t n = local_.bodies.size();
-  // w = v + (Δt g − h), the impact's pre-impact velocity (v⁻ itself under Before), kept for the
-  // closure passes; ω has no gravity kick.
   vMinus_.resize(n);
   omegaMinus_.resize(n);
   vKicked_.resize(n);
@@ -972,9 +1015,13 @@ const SimStepStats& SimStepper::step() {
     if (!b.isStatic) b.v += dt * world_.gravity;
     vKicked_[k] = b.v;
   }
-  checkFinite();
-  // 2. detection; this rank keeps the contacts whose smaller-id dynamic body it owns.
-  t0 = Clock::now();
+}
+
+// 2. detection; this rank keeps the contacts whose smaller-id dynamic body it owns. Returns the
+// largest penetration among them (0 if none).
+double SimStepper::detectConstraints() {
+  const double dt = options_.dt;
+  const int me = comm_.rank();
   detector_.detect(local_, dt, options_.contactTolerance, candidates_);
   std::size_t kept = 0;
   for (std::size_t k = 0; k < candidates_.size(); ++k)
@@ -990,14 +1037,21 @@ const SimStepStats& SimStepper::step() {
       constraints_.push_back(static_cast<int>(k));
     }
   }
-  stats_.secondsDetect = since(t0);
+  return penetration;
+}
+
+// Collective. Steps 3-6: islands, impact and exchange from w, redone while the new velocities close
+// further contacts (at most closurePasses passes).
+void SimStepper::resolvePasses() {
+  const double dt = options_.dt;
+  const std::size_t n = local_.bodies.size();
   for (int pass = 0; pass < options_.closurePasses; ++pass) {
     if (pass > 0 || half_ != Eigen::Vector3d::Zero())
       for (std::size_t k = 0; k < n; ++k) {
         local_.bodies[k].v = vMinus_[k];
         local_.bodies[k].omega = omegaMinus_[k];
       }
-    t0 = Clock::now();
+    const auto t0 = Clock::now();
     labelIslands();
     gatherIslands();
     stats_.secondsIslands += since(t0);
@@ -1018,15 +1072,38 @@ const SimStepStats& SimStepper::step() {
     if (added == 0) break;
     if (pass + 1 == options_.closurePasses) stats_.unresolvedClosures = added;
   }
-  // Weights for the next rebalance: 1 + 2 per constraint of an owned body kept here.
+}
+
+// Weights for the next rebalance: 1 + 2 per constraint of an owned body kept here.
+void SimStepper::updateLoadWeights() {
   for (std::size_t k = 0; k < world_.bodies.size(); ++k) weight_[k] = 1;
   if (comm_.size() > 1) {
-    std::vector<int> worldOf(n, -1);
+    std::vector<int> worldOf(local_.bodies.size(), -1);
     for (std::size_t k = 0; k < world_.bodies.size(); ++k) worldOf[u(ownedLocal_[k])] = static_cast<int>(k);
     for (int c : constraints_)
       for (int b : {candidates_[u(c)].a, candidates_[u(c)].b})
         if (b >= 0 && worldOf[u(b)] >= 0) weight_[u(worldOf[u(b)])] += 2;
   }
+}
+
+const SimStepStats& SimStepper::step() {
+  ScopedTimer timer("impact.step");
+  stats_ = SimStepStats{};
+  const double dt = options_.dt;
+  half_ = options_.gravityKick == GravityKick::Split ? Eigen::Vector3d(0.5 * dt * world_.gravity) : Eigen::Vector3d::Zero();
+  // 0. ownership: rebalance if needed, bodies that left their subdomain to their new owner; then
+  // the ghosts (the state at the start of the step: every rank computes the kicks below alike).
+  rebalanceAndMigrate();
+  auto t0 = Clock::now();
+  buildLocal();
+  stats_.secondsExchange += since(t0);
+  kickLocalBodies();
+  checkFinite();
+  t0 = Clock::now();
+  double penetration = detectConstraints();
+  stats_.secondsDetect = since(t0);
+  resolvePasses();
+  updateLoadWeights();
   // The owned bodies' new velocities back into the world.
   for (std::size_t k = 0; k < world_.bodies.size(); ++k) {
     const SimBody& b = local_.bodies[u(ownedLocal_[k])];

@@ -245,8 +245,16 @@ class SimStepper {
   std::int64_t moveBodies(const std::vector<std::size_t>& movers, const std::vector<int>& target);
   void rebalanceAndMigrate();
   void buildLocal();        // owned + ghosts -> local_ (ascending id)
+  void kickLocalBodies();   // w, ω and v⁻ = v + Δt g of every local body (steps 1, 3)
+  double detectConstraints();  // candidates kept here and constraints (step 2); returns the largest penetration
+  void resolvePasses();     // steps 3-6, redone while contacts close (closure passes)
+  void updateLoadWeights(); // weight_ for the next rebalance
   void labelIslands();      // union-find + label propagation over local_
+  std::vector<std::vector<double>> packContributions();  // this rank's constraints by island, per root
   void gatherIslands();     // contributions -> islands_ at their roots
+  struct PassTally;         // one pass's figures and resolved velocities (sim_stepper.cpp)
+  void resolveDistributedIslands(PassTally& tally, std::vector<std::uint8_t>& done);
+  void deliverVelocities(std::vector<std::vector<double>>& results);  // to owners and ghosts
   void resolveAll();        // one pass: islands -> velocities at owners and ghosts
   void refreshGhostVelocities();
   void integrate();
