@@ -6,6 +6,111 @@
 
 namespace kinema::geometry {
 
+namespace {
+
+// Odometer increment of cell c over the cell range [lo, hi] (axis 0 fastest); false after the last cell.
+template <int D>
+inline bool nextCell(std::int32_t* c, const std::int32_t* lo, const std::int32_t* hi) {
+  int k = 0;  // odometer increment over the cell range
+  for (; k < D; ++k) {
+    if (c[k] < hi[k]) {
+      ++c[k];
+      break;
+    }
+    c[k] = lo[k];
+  }
+  return k != D;
+}
+
+// The hash table after the counting sort: the entries of bucket t are sorted[start[t], start[t + 1]).
+template <class Entry>
+struct BucketTable {
+  const std::vector<Entry>& sorted;
+  const std::vector<std::uint32_t>& start;
+};
+
+// Pass 2: one entry per (box, covered cell on its level); `bucketOf(cell, level)` hashes a cell.
+template <int D, class Entry, class BucketOf>
+inline void fillEntries(const std::vector<std::int8_t>& level, const std::vector<std::int32_t>& lowCell,
+                        const std::vector<std::int32_t>& highCell, const BucketOf& bucketOf,
+                        std::vector<Entry>& entries) {
+  const auto n = static_cast<std::int32_t>(level.size());
+  std::size_t e = 0;
+  for (std::int32_t b = 0; b < n; ++b) {
+    const std::int32_t* lo = &lowCell[b * D];
+    const std::int32_t* hi = &highCell[b * D];
+    std::int32_t c[D];
+    for (int k = 0; k < D; ++k) c[k] = lo[k];
+    do {
+      Entry& en = entries[e++];
+      en.box = b;
+      en.level = level[b];
+      for (int k = 0; k < D; ++k) en.cell[k] = c[k];
+      en.bucket = bucketOf(c, level[b]);
+    } while (nextCell<D>(c, lo, hi));
+  }
+}
+
+// Counting sort of the entries by bucket; start doubles as the placement cursor.
+template <class Entry>
+inline void sortByBucket(const std::vector<Entry>& entries, std::uint32_t tableSize,
+                         std::vector<std::uint32_t>& start, std::vector<Entry>& sorted) {
+  start.assign(static_cast<std::size_t>(tableSize) + 1, 0);
+  for (const Entry& en : entries) ++start[en.bucket + 1];
+  for (std::uint32_t t = 0; t < tableSize; ++t) start[t + 1] += start[t];
+  sorted.resize(entries.size());
+  for (const Entry& en : entries) sorted[start[en.bucket]++] = en;
+  for (std::uint32_t t = tableSize; t > 0; --t) start[t] = start[t - 1];
+  start[0] = 0;
+}
+
+// Same level: pairs within a bucket that share the cell that owns their intersection.
+template <int D, class Entry, class Emit>
+inline void sameLevelPairs(const BucketTable<Entry>& table, std::uint32_t tableSize,
+                           const std::vector<std::int32_t>& lowCell, const Emit& emit) {
+  for (std::uint32_t t = 0; t < tableSize; ++t) {
+    const std::uint32_t begin = table.start[t], end = table.start[t + 1];
+    for (std::uint32_t p = begin; p + 1 < end; ++p) {
+      const Entry& ea = table.sorted[p];
+      for (std::uint32_t q = p + 1; q < end; ++q) {
+        const Entry& eb = table.sorted[q];
+        if (ea.level != eb.level || ea.box == eb.box) continue;
+        bool owner = true;
+        for (int k = 0; k < D && owner; ++k)
+          owner = ea.cell[k] == eb.cell[k] &&
+                  ea.cell[k] == std::max(lowCell[ea.box * D + k], lowCell[eb.box * D + k]);
+        if (owner) emit(ea.box, eb.box);
+      }
+    }
+  }
+}
+
+// Across levels, one level: box b looks up the cells it covers on the coarser level L and emits the
+// pairs whose owner cell is there. `cellOf` and `bucketOf` are SpatialHash::cellOf and ::bucketOf.
+template <int D, class Entry, class CellOf, class BucketOf, class Emit>
+inline void coarserLevelPairs(std::span<const Aabb<D>> boxes, std::int32_t b, int L, const BucketTable<Entry>& table,
+                              const CellOf& cellOf, const BucketOf& bucketOf, const Emit& emit) {
+  const Aabb<D>& box = boxes[b];
+  std::int32_t lo[D], hi[D], c[D];
+  for (int k = 0; k < D; ++k) {
+    lo[k] = c[k] = cellOf(box.lo[k], k, L);
+    hi[k] = cellOf(box.hi[k], k, L);
+  }
+  do {
+    const std::uint32_t t = bucketOf(c, L);
+    for (std::uint32_t p = table.start[t]; p < table.start[t + 1]; ++p) {
+      const Entry& en = table.sorted[p];
+      if (en.level != L) continue;
+      bool owner = true;
+      for (int k = 0; k < D && owner; ++k)
+        owner = en.cell[k] == c[k] && c[k] == cellOf(std::max(box.lo[k], boxes[en.box].lo[k]), k, L);
+      if (owner) emit(b, en.box);
+    }
+  } while (nextCell<D>(c, lo, hi));
+}
+
+}  // namespace
+
 template <int D>
 int SpatialHash<D>::numLevels() const {
   return std::popcount(usedLevels_);
@@ -86,97 +191,30 @@ void SpatialHash<D>::findPairs(std::span<const Aabb<D>> boxes, std::vector<BodyP
     numEntries += cells;
   }
 
-  // Pass 2: one entry per (box, covered cell on its level).
+  // The private cell and bucket maps, for the helpers above.
+  const auto toCell = [this](double x, int axis, int level) { return cellOf(x, axis, level); };
+  const auto toBucket = [this](const std::int32_t* c, int level) { return bucketOf(c, level); };
+
+  // Pass 2: one entry per (box, covered cell on its level), then sorted by bucket.
   std::uint32_t tableSize = 1;
   while (tableSize < 2 * numEntries) tableSize <<= 1;
   mask_ = tableSize - 1;
   entries_.resize(numEntries);
-  std::size_t e = 0;
-  for (std::int32_t b = 0; b < n; ++b) {
-    const std::int32_t* lo = &lowCell_[b * D];
-    const std::int32_t* hi = &highCell_[b * D];
-    std::int32_t c[D];
-    for (int k = 0; k < D; ++k) c[k] = lo[k];
-    for (;;) {
-      Entry& en = entries_[e++];
-      en.box = b;
-      en.level = level_[b];
-      for (int k = 0; k < D; ++k) en.cell[k] = c[k];
-      en.bucket = bucketOf(c, level_[b]);
-      int k = 0;  // odometer increment over the cell range
-      for (; k < D; ++k) {
-        if (c[k] < hi[k]) {
-          ++c[k];
-          break;
-        }
-        c[k] = lo[k];
-      }
-      if (k == D) break;
-    }
-  }
-
-  // Counting sort of the entries by bucket; bucketStart_ doubles as the placement cursor.
-  bucketStart_.assign(static_cast<std::size_t>(tableSize) + 1, 0);
-  for (const Entry& en : entries_) ++bucketStart_[en.bucket + 1];
-  for (std::uint32_t t = 0; t < tableSize; ++t) bucketStart_[t + 1] += bucketStart_[t];
-  sorted_.resize(numEntries);
-  for (const Entry& en : entries_) sorted_[bucketStart_[en.bucket]++] = en;
-  for (std::uint32_t t = tableSize; t > 0; --t) bucketStart_[t] = bucketStart_[t - 1];
-  bucketStart_[0] = 0;
+  fillEntries<D>(level_, lowCell_, highCell_, toBucket, entries_);
+  sortByBucket(entries_, tableSize, bucketStart_, sorted_);
+  const BucketTable<Entry> table{sorted_, bucketStart_};
 
   auto emit = [&](std::int32_t a, std::int32_t b) {
     if (boxes[a].overlaps(boxes[b])) pairs.push_back({std::min(a, b), std::max(a, b)});
   };
 
-  // Same level: pairs within a bucket that share the cell that owns their intersection.
-  for (std::uint32_t t = 0; t < tableSize; ++t) {
-    const std::uint32_t begin = bucketStart_[t], end = bucketStart_[t + 1];
-    for (std::uint32_t p = begin; p + 1 < end; ++p) {
-      const Entry& ea = sorted_[p];
-      for (std::uint32_t q = p + 1; q < end; ++q) {
-        const Entry& eb = sorted_[q];
-        if (ea.level != eb.level || ea.box == eb.box) continue;
-        bool owner = true;
-        for (int k = 0; k < D && owner; ++k)
-          owner = ea.cell[k] == eb.cell[k] &&
-                  ea.cell[k] == std::max(lowCell_[ea.box * D + k], lowCell_[eb.box * D + k]);
-        if (owner) emit(ea.box, eb.box);
-      }
-    }
-  }
+  sameLevelPairs<D>(table, tableSize, lowCell_, emit);
 
   // Across levels: each box looks up the cells it covers on every coarser non-empty level.
   if (std::popcount(usedLevels_) > 1) {
     for (std::int32_t b = 0; b < n; ++b) {
-      const Aabb<D>& box = boxes[b];
       for (int L = level_[b] + 1; L < kMaxLevels; ++L) {
-        if (!(usedLevels_ >> L & 1)) continue;
-        std::int32_t lo[D], hi[D], c[D];
-        for (int k = 0; k < D; ++k) {
-          lo[k] = c[k] = cellOf(box.lo[k], k, L);
-          hi[k] = cellOf(box.hi[k], k, L);
-        }
-        for (;;) {
-          const std::uint32_t t = bucketOf(c, L);
-          for (std::uint32_t p = bucketStart_[t]; p < bucketStart_[t + 1]; ++p) {
-            const Entry& en = sorted_[p];
-            if (en.level != L) continue;
-            bool owner = true;
-            for (int k = 0; k < D && owner; ++k)
-              owner = en.cell[k] == c[k] &&
-                      c[k] == cellOf(std::max(box.lo[k], boxes[en.box].lo[k]), k, L);
-            if (owner) emit(b, en.box);
-          }
-          int k = 0;
-          for (; k < D; ++k) {
-            if (c[k] < hi[k]) {
-              ++c[k];
-              break;
-            }
-            c[k] = lo[k];
-          }
-          if (k == D) break;
-        }
+        if (usedLevels_ >> L & 1) coarserLevelPairs<D>(boxes, b, L, table, toCell, toBucket, emit);
       }
     }
   }
