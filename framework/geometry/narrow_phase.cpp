@@ -92,6 +92,80 @@ void closestSegmentPoints(const Vec<D>& p, const Vec<D>& d, double hp, const Vec
   onQ = q + u * e;
 }
 
+// Edge axes a_i x b_j of two boxes: the largest separation over the non-parallel edge pairs, the
+// edges (eA, eB) giving it, and its unit normal pointing from a to b. eA stays -1 if all are parallel.
+double bestEdgeAxis(const Box<3>& a, const Box<3>& b, const Vec<3>& t, int& eA, int& eB, Vec<3>& edgeNormal) {
+  double sE = -std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      Vec<3> L = a.rotation.col(i).cross(b.rotation.col(j));
+      const double len = L.norm();
+      if (len < 1e-6) continue;  // parallel edges: the face axes cover this direction
+      L /= len;
+      const double rA = (a.rotation.transpose() * L).cwiseAbs().dot(a.halfExtents);
+      const double rB = (b.rotation.transpose() * L).cwiseAbs().dot(b.halfExtents);
+      const double tl = t.dot(L);
+      const double s = std::abs(tl) - rA - rB;
+      if (s > sE) sE = s, eA = i, eB = j, edgeNormal = sgn(tl) * L;
+    }
+  return sE;
+}
+
+// Edge-edge contact point on edges eA of a and eB of b, for c.normal and c.distance already set.
+void addEdgeContact(Contact<3>& c, const Box<3>& a, const Box<3>& b, int eA, int eB) {
+  // The edge of A furthest along n and the edge of B furthest along -n.
+  Vec<3> pA = a.centre, pB = b.centre;
+  for (int m = 0; m < 3; ++m) {
+    if (m != eA) pA += sgn(c.normal.dot(a.rotation.col(m))) * a.halfExtents[m] * a.rotation.col(m);
+    if (m != eB) pB -= sgn(c.normal.dot(b.rotation.col(m))) * b.halfExtents[m] * b.rotation.col(m);
+  }
+  Vec<3> onA, onB;
+  closestSegmentPoints<3>(pA, a.rotation.col(eA), a.halfExtents[eA], pB, b.rotation.col(eB), b.halfExtents[eB],
+                          onA, onB);
+  c.addPoint(0.5 * (onA + onB), c.distance);
+}
+
+// Incident face: the face of `inc` most anti-parallel to nRef (3D: a quad; 2D: a segment).
+template <int D>
+Poly<D> incidentFace(const Box<D>& inc, const Vec<D>& nRef) {
+  const Vec<D> dots = inc.rotation.transpose() * nRef;
+  int j = 0;
+  for (int m = 1; m < D; ++m)
+    if (std::abs(dots[m]) > std::abs(dots[j])) j = m;
+  const double faceSign = dots[j] > 0.0 ? -1.0 : 1.0;
+  const Vec<D> fc = inc.centre + faceSign * inc.halfExtents[j] * inc.rotation.col(j);
+  Poly<D> poly;
+  if constexpr (D == 2) {
+    const int u = 1 - j;
+    const Vec<D> eu = inc.halfExtents[u] * inc.rotation.col(u);
+    poly.v[0] = fc + eu;
+    poly.v[1] = fc - eu;
+    poly.n = 2;
+  } else {
+    const int u = (j + 1) % 3, v = (j + 2) % 3;
+    const Vec<D> eu = inc.halfExtents[u] * inc.rotation.col(u);
+    const Vec<D> ev = inc.halfExtents[v] * inc.rotation.col(v);
+    poly.v[0] = fc + eu + ev;
+    poly.v[1] = fc - eu + ev;
+    poly.v[2] = fc - eu - ev;
+    poly.v[3] = fc + eu - ev;
+    poly.n = 4;
+  }
+  return poly;
+}
+
+// Clips the incident face by the side faces of the reference box `ref` (every axis but k).
+template <int D>
+void clipToSideFaces(Poly<D>& poly, const Box<D>& ref, int k) {
+  for (int m = 0; m < D; ++m) {
+    if (m == k) continue;
+    const Vec<D> r = ref.rotation.col(m);
+    const double rc = r.dot(ref.centre);
+    clip(poly, r, rc + ref.halfExtents[m]);
+    clip(poly, Vec<D>(-r), -rc + ref.halfExtents[m]);
+  }
+}
+
 }  // namespace
 
 template <int D>
@@ -200,36 +274,14 @@ Contact<D> collide(const Box<D>& a, const Box<D>& b, double margin) {
   if (better(sB, sA)) refIsA = false, best = sB;
 
   // Edge axes a_i x b_j (3D only).
-  int eA = -1, eB = -1;
-  Vec<D> edgeNormal = Vec<D>::Zero();
   if constexpr (D == 3) {
-    double sE = -std::numeric_limits<double>::infinity();
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) {
-        Vec<D> L = a.rotation.col(i).cross(b.rotation.col(j));
-        const double len = L.norm();
-        if (len < 1e-6) continue;  // parallel edges: the face axes cover this direction
-        L /= len;
-        const double rA = (a.rotation.transpose() * L).cwiseAbs().dot(a.halfExtents);
-        const double rB = (b.rotation.transpose() * L).cwiseAbs().dot(b.halfExtents);
-        const double tl = t.dot(L);
-        const double s = std::abs(tl) - rA - rB;
-        if (s > sE) sE = s, eA = i, eB = j, edgeNormal = sgn(tl) * L;
-      }
+    int eA = -1, eB = -1;
+    Vec<D> edgeNormal = Vec<D>::Zero();
+    const double sE = bestEdgeAxis(a, b, t, eA, eB, edgeNormal);
     if (eA >= 0 && better(sE, best)) {
-      best = sE;
       c.distance = sE;
       c.normal = edgeNormal;
-      // The edge of A furthest along n and the edge of B furthest along -n.
-      Vec<D> pA = a.centre, pB = b.centre;
-      for (int m = 0; m < 3; ++m) {
-        if (m != eA) pA += sgn(c.normal.dot(a.rotation.col(m))) * a.halfExtents[m] * a.rotation.col(m);
-        if (m != eB) pB -= sgn(c.normal.dot(b.rotation.col(m))) * b.halfExtents[m] * b.rotation.col(m);
-      }
-      Vec<D> onA, onB;
-      closestSegmentPoints<D>(pA, a.rotation.col(eA), a.halfExtents[eA], pB, b.rotation.col(eB),
-                              b.halfExtents[eB], onA, onB);
-      c.addPoint(0.5 * (onA + onB), sE);
+      addEdgeContact(c, a, b, eA, eB);
       return c;
     }
   }
@@ -243,38 +295,9 @@ Contact<D> collide(const Box<D>& a, const Box<D>& b, double margin) {
   c.distance = best;
   c.normal = refIsA ? nRef : Vec<D>(-nRef);
 
-  // Incident face: the face of `inc` most anti-parallel to nRef.
-  const Vec<D> dots = inc.rotation.transpose() * nRef;
-  int j = 0;
-  for (int m = 1; m < D; ++m)
-    if (std::abs(dots[m]) > std::abs(dots[j])) j = m;
-  const double faceSign = dots[j] > 0.0 ? -1.0 : 1.0;
-  const Vec<D> fc = inc.centre + faceSign * inc.halfExtents[j] * inc.rotation.col(j);
-  Poly<D> poly;
-  if constexpr (D == 2) {
-    const int u = 1 - j;
-    const Vec<D> eu = inc.halfExtents[u] * inc.rotation.col(u);
-    poly.v[0] = fc + eu;
-    poly.v[1] = fc - eu;
-    poly.n = 2;
-  } else {
-    const int u = (j + 1) % 3, v = (j + 2) % 3;
-    const Vec<D> eu = inc.halfExtents[u] * inc.rotation.col(u);
-    const Vec<D> ev = inc.halfExtents[v] * inc.rotation.col(v);
-    poly.v[0] = fc + eu + ev;
-    poly.v[1] = fc - eu + ev;
-    poly.v[2] = fc - eu - ev;
-    poly.v[3] = fc + eu - ev;
-    poly.n = 4;
-  }
+  Poly<D> poly = incidentFace(inc, nRef);
   const Poly<D> unclipped = poly;
-  for (int m = 0; m < D; ++m) {
-    if (m == k) continue;
-    const Vec<D> r = ref.rotation.col(m);
-    const double rc = r.dot(ref.centre);
-    clip(poly, r, rc + ref.halfExtents[m]);
-    clip(poly, Vec<D>(-r), -rc + ref.halfExtents[m]);
-  }
+  clipToSideFaces(poly, ref, k);
   // Separated boxes offset sideways can clip the whole face away: fall back to its vertices.
   if (poly.n == 0) poly = unclipped;
   const double faceOffset = nRef.dot(ref.centre) + ref.halfExtents[k];
