@@ -5,6 +5,56 @@
 
 namespace kinema::geometry {
 
+namespace {
+
+// Repairs the re-keyed previous order by insertion sort on (key, index), counting the moves in
+// `swaps`; false, with the order only partly repaired, once they pass 8 n.
+inline bool repairByInsertion(std::vector<double>& keys, std::vector<std::int32_t>& order, std::int64_t& swaps) {
+  const auto n = static_cast<std::int32_t>(order.size());
+  const std::int64_t budget = 8 * static_cast<std::int64_t>(n);
+  bool ok = true;
+  for (std::int32_t p = 1; p < n && ok; ++p) {
+    const double key = keys[p];
+    const std::int32_t idx = order[p];
+    std::int32_t q = p;
+    while (q > 0 && (keys[q - 1] > key || (keys[q - 1] == key && order[q - 1] > idx))) {
+      keys[q] = keys[q - 1];
+      order[q] = order[q - 1];
+      --q;
+      if (++swaps > budget) {
+        ok = false;
+        break;
+      }
+    }
+    keys[q] = key;
+    order[q] = idx;
+  }
+  return ok;
+}
+
+// Sweep: box p meets every later box q that starts before p ends (closed intervals). `sweep`,
+// `keys` and `order` are in sorted order; O is the number of other axes.
+template <int O, class Slot>
+inline void sweepPairs(const std::vector<Slot>& sweep, const std::vector<double>& keys,
+                       const std::vector<std::int32_t>& order, std::vector<BodyPair>& pairs) {
+  const auto n = static_cast<std::int32_t>(sweep.size());
+  for (std::int32_t p = 0; p < n; ++p) {
+    const Slot a = sweep[p];
+    for (std::int32_t q = p + 1; q < n && keys[q] <= a.hi; ++q) {
+      const Slot& b = sweep[q];
+      // Non-short-circuit &: each comparison is a coin flip, the conjunction is rarely true, so
+      // one well-predicted branch beats four unpredictable ones (2x on dense scenes).
+      bool overlap = (a.lo2[0] <= b.hi2[0]) & (b.lo2[0] <= a.hi2[0]);
+      if constexpr (O == 2) overlap = overlap & (a.lo2[1] <= b.hi2[1]) & (b.lo2[1] <= a.hi2[1]);
+      if (!overlap) continue;
+      const std::int32_t i = order[p], j = order[q];
+      pairs.push_back({std::min(i, j), std::max(i, j)});
+    }
+  }
+}
+
+}  // namespace
+
 template <int D>
 int SweepAndPrune<D>::chooseAxis(std::span<const Aabb<D>> boxes) const {
   using Vec = typename Aabb<D>::Vec;
@@ -43,25 +93,7 @@ void SweepAndPrune<D>::findPairs(std::span<const Aabb<D>> boxes, std::vector<Bod
   if (reuse) {
     // Re-key the previous order and repair it by insertion sort on (key, index).
     for (std::int32_t p = 0; p < n; ++p) keys_[p] = boxes[order_[p]].lo[axis];
-    const std::int64_t budget = 8 * static_cast<std::int64_t>(n);
-    bool ok = true;
-    for (std::int32_t p = 1; p < n && ok; ++p) {
-      const double key = keys_[p];
-      const std::int32_t idx = order_[p];
-      std::int32_t q = p;
-      while (q > 0 && (keys_[q - 1] > key || (keys_[q - 1] == key && order_[q - 1] > idx))) {
-        keys_[q] = keys_[q - 1];
-        order_[q] = order_[q - 1];
-        --q;
-        if (++swaps_ > budget) {
-          ok = false;
-          break;
-        }
-      }
-      keys_[q] = key;
-      order_[q] = idx;
-    }
-    incremental_ = ok;
+    incremental_ = repairByInsertion(keys_, order_, swaps_);
   }
   if (!incremental_) {
     order_.resize(static_cast<std::size_t>(n));
@@ -90,20 +122,7 @@ void SweepAndPrune<D>::findPairs(std::span<const Aabb<D>> boxes, std::vector<Bod
     }
   }
 
-  // Sweep: box p meets every later box q that starts before p ends (closed intervals).
-  for (std::int32_t p = 0; p < n; ++p) {
-    const Slot a = sweep_[p];
-    for (std::int32_t q = p + 1; q < n && keys_[q] <= a.hi; ++q) {
-      const Slot& b = sweep_[q];
-      // Non-short-circuit &: each comparison is a coin flip, the conjunction is rarely true, so
-      // one well-predicted branch beats four unpredictable ones (2x on dense scenes).
-      bool overlap = (a.lo2[0] <= b.hi2[0]) & (b.lo2[0] <= a.hi2[0]);
-      if constexpr (O == 2) overlap = overlap & (a.lo2[1] <= b.hi2[1]) & (b.lo2[1] <= a.hi2[1]);
-      if (!overlap) continue;
-      const std::int32_t i = order_[p], j = order_[q];
-      pairs.push_back({std::min(i, j), std::max(i, j)});
-    }
-  }
+  sweepPairs<O>(sweep_, keys_, order_, pairs);
 
   sortPairs(pairs, n, sortCount_, sortScratch_);
 }
