@@ -423,6 +423,81 @@ std::string hdfItem(const std::string& indent, const Shape& shape, const char* n
          "\" Precision=\"8\" Format=\"HDF\">" + file + ":" + xmlEscape(dataset) + "</DataItem>\n";
 }
 
+// What the XDMF pieces of one frame read: the HDF5 file (its path for errors, its escaped name for
+// the DataItems) and the indent of the frame's (first) uniform grid.
+struct FrameXmlContext {
+  const H5File& h5;
+  const std::string& h5Path;
+  const std::string& file;
+  const std::string& in;
+};
+
+// The fields of a group as XDMF attributes centred on `center`.
+std::string fieldAttributes(const FrameXmlContext& ctx, const std::string& group, std::size_t meshRank,
+                            const char* center, const std::vector<std::string>& skip) {
+  const std::string& in = ctx.in;
+  std::string out;
+  for (const std::string& field : ctx.h5.children(group)) {
+    if (std::find(skip.begin(), skip.end(), field) != skip.end()) continue;
+    const std::string ds = group + "/" + field;
+    Shape s = ctx.h5.shape(ds);
+    std::uint64_t comps = s.size() > meshRank ? s.back() : 1;
+    bool integer = ctx.h5.hasAttribute(ds, "number_type") && ctx.h5.readAttributeString(ds, "number_type") == "Int";
+    out += in + " <Attribute Name=\"" + xmlEscape(field) + "\" AttributeType=\"" + attributeType(comps) +
+           "\" Center=\"" + center + "\">\n";
+    if (ctx.h5.hasAttribute(ds, "units"))
+      out += in + "  <Information Name=\"units\" Value=\"" + xmlEscape(ctx.h5.readAttributeString(ds, "units")) +
+             "\"/>\n";
+    out += hdfItem(in + "  ", s, integer ? "Int" : "Float", ctx.file, ds);
+    out += in + " </Attribute>\n";
+  }
+  return out;
+}
+
+// Topology and geometry of a uniform-grid frame `g` (co-rectilinear, from its dims, origin, spacing).
+void uniformGridXml(const FrameXmlContext& ctx, const std::string& g, std::ostringstream& x) {
+  const std::string& in = ctx.in;
+  std::vector<std::string> dims = words(ctx.h5.readAttributeString(g, "dims"));        // nz ny nx
+  std::vector<std::string> origin = words(ctx.h5.readAttributeString(g, "origin"));    // x y z
+  std::vector<std::string> spacing = words(ctx.h5.readAttributeString(g, "spacing"));  // x y z
+  if (dims.size() != 3 || origin.size() != 3 || spacing.size() != 3)
+    throw Error(str(ctx.h5Path, ": frame ", g, " has a malformed grid description"));
+  // XDMF orders everything z, y, x.
+  x << in << " <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims[0] << " " << dims[1] << " "
+    << dims[2] << "\"/>\n"
+    << in << " <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+    << in << "  <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">"
+    << origin[2] << " " << origin[1] << " " << origin[0] << "</DataItem>\n"
+    << in << "  <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">"
+    << spacing[2] << " " << spacing[1] << " " << spacing[0] << "</DataItem>\n"
+    << in << " </Geometry>\n";
+}
+
+// Topology and geometry of a point or polyline frame `g`; returns the XYZ geometry, which the
+// frame's cell grids share.
+std::string pointsXml(const FrameXmlContext& ctx, const std::string& g, const std::string& mesh,
+                      std::ostringstream& x) {
+  const std::string& in = ctx.in;
+  const std::uint64_t n = static_cast<std::uint64_t>(ctx.h5.readAttributeInt(g, "count"));
+  std::string geometry = in + " <Geometry GeometryType=\"XYZ\">\n" +
+                         hdfItem(in + "  ", {n, 3}, "Float", ctx.file, g + "/positions") + in + " </Geometry>\n";
+  if (mesh == "polylines" || ctx.h5.hasAttribute(g, "topology")) {
+    // Mixed topology (XDMF type ids: 1 polyvertex and 2 polyline with their point count, 4 triangle).
+    const std::string ds = mesh == "polylines" ? g + "/connectivity" : ctx.h5.readAttributeString(g, "topology");
+    const std::int64_t cells = ctx.h5.readAttributeInt(g, mesh == "polylines" ? "lines" : "cells");
+    x << in << " <Topology TopologyType=\"Mixed\" NumberOfElements=\"" << cells << "\">\n"
+      << hdfItem(in + "  ", ctx.h5.shape(ds), "Int", ctx.file, ds) << in << " </Topology>\n";
+  } else if (n > 0) {
+    // One vertex cell per point (a Polyvertex topology without connectivity has no cells).
+    x << in << " <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\">\n"
+      << hdfItem(in + "  ", {n}, "Int", ctx.file, vertexPath(n)) << in << " </Topology>\n";
+  } else {
+    x << in << " <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"0\" NodesPerElement=\"1\"/>\n";
+  }
+  x << geometry;
+  return geometry;
+}
+
 }  // namespace
 
 std::string FrameWriter::frameXml(const std::string& g, std::string* collection) const {
@@ -437,26 +512,7 @@ std::string FrameWriter::frameXml(const std::string& g, std::string* collection)
   const std::string in = spatial ? "    " : "   ";  // indent of the frame's (first) uniform grid
   const std::string timeXml = "<Time Value=\"" + num(time) + "\"/>\n";
 
-  // The fields of a group as XDMF attributes centred on `center`.
-  auto attributes = [&](const std::string& group, std::size_t meshRank, const char* center,
-                        const std::vector<std::string>& skip) {
-    std::string out;
-    for (const std::string& field : file_->children(group)) {
-      if (std::find(skip.begin(), skip.end(), field) != skip.end()) continue;
-      const std::string ds = group + "/" + field;
-      Shape s = file_->shape(ds);
-      std::uint64_t comps = s.size() > meshRank ? s.back() : 1;
-      bool integer = file_->hasAttribute(ds, "number_type") && file_->readAttributeString(ds, "number_type") == "Int";
-      out += in + " <Attribute Name=\"" + xmlEscape(field) + "\" AttributeType=\"" + attributeType(comps) +
-             "\" Center=\"" + center + "\">\n";
-      if (file_->hasAttribute(ds, "units"))
-        out += in + "  <Information Name=\"units\" Value=\"" + xmlEscape(file_->readAttributeString(ds, "units")) +
-               "\"/>\n";
-      out += hdfItem(in + "  ", s, integer ? "Int" : "Float", file, ds);
-      out += in + " </Attribute>\n";
-    }
-    return out;
-  };
+  const FrameXmlContext ctx{*file_, h5Path_, file, in};
 
   std::ostringstream x;
   std::string geometry;  // point and polyline frames: the XYZ geometry, shared with the cell grids
@@ -467,43 +523,14 @@ std::string FrameWriter::frameXml(const std::string& g, std::string* collection)
     << in << " " << timeXml;
   std::size_t meshRank = 1;  // leading dimensions of a field that index mesh points
   if (mesh == "uniform_grid") {
-    std::vector<std::string> dims = words(file_->readAttributeString(g, "dims"));        // nz ny nx
-    std::vector<std::string> origin = words(file_->readAttributeString(g, "origin"));    // x y z
-    std::vector<std::string> spacing = words(file_->readAttributeString(g, "spacing"));  // x y z
-    if (dims.size() != 3 || origin.size() != 3 || spacing.size() != 3)
-      throw Error(str(h5Path_, ": frame ", g, " has a malformed grid description"));
+    uniformGridXml(ctx, g, x);
     meshRank = 3;
-    // XDMF orders everything z, y, x.
-    x << in << " <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims[0] << " " << dims[1] << " "
-      << dims[2] << "\"/>\n"
-      << in << " <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-      << in << "  <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">"
-      << origin[2] << " " << origin[1] << " " << origin[0] << "</DataItem>\n"
-      << in << "  <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">"
-      << spacing[2] << " " << spacing[1] << " " << spacing[0] << "</DataItem>\n"
-      << in << " </Geometry>\n";
   } else if (mesh == "points" || mesh == "polylines") {
-    const std::uint64_t n = static_cast<std::uint64_t>(file_->readAttributeInt(g, "count"));
-    geometry = in + " <Geometry GeometryType=\"XYZ\">\n" + hdfItem(in + "  ", {n, 3}, "Float", file, g + "/positions") +
-               in + " </Geometry>\n";
-    if (mesh == "polylines" || file_->hasAttribute(g, "topology")) {
-      // Mixed topology (XDMF type ids: 1 polyvertex and 2 polyline with their point count, 4 triangle).
-      const std::string ds = mesh == "polylines" ? g + "/connectivity" : file_->readAttributeString(g, "topology");
-      const std::int64_t cells = file_->readAttributeInt(g, mesh == "polylines" ? "lines" : "cells");
-      x << in << " <Topology TopologyType=\"Mixed\" NumberOfElements=\"" << cells << "\">\n"
-        << hdfItem(in + "  ", file_->shape(ds), "Int", file, ds) << in << " </Topology>\n";
-    } else if (n > 0) {
-      // One vertex cell per point (a Polyvertex topology without connectivity has no cells).
-      x << in << " <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\">\n"
-        << hdfItem(in + "  ", {n}, "Int", file, vertexPath(n)) << in << " </Topology>\n";
-    } else {
-      x << in << " <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"0\" NodesPerElement=\"1\"/>\n";
-    }
-    x << geometry;
+    geometry = pointsXml(ctx, g, mesh, x);
   } else {
     throw Error(str(h5Path_, ": frame ", g, " has unknown mesh kind '", mesh, "'"));
   }
-  x << attributes(g, meshRank, "Node", {"positions", "cells", mesh == "polylines" ? "connectivity" : ""});
+  x << fieldAttributes(ctx, g, meshRank, "Node", {"positions", "cells", mesh == "polylines" ? "connectivity" : ""});
   x << in << "</Grid>\n";
   for (const std::string& c : cellGrids) {
     const std::string cg = g + "/cells/" + c;
@@ -514,7 +541,7 @@ std::string FrameWriter::frameXml(const std::string& g, std::string* collection)
       << in << " " << timeXml << in << " <Topology TopologyType=\"" << info->xdmf << "\" NumberOfElements=\""
       << conn[0] << "\" NodesPerElement=\"" << info->nodes << "\">\n"
       << hdfItem(in + "  ", conn, "Int", file, cg + "/connectivity") << in << " </Topology>\n"
-      << geometry << attributes(cg, 1, "Cell", {"connectivity"}) << in << "</Grid>\n";
+      << geometry << fieldAttributes(ctx, cg, 1, "Cell", {"connectivity"}) << in << "</Grid>\n";
   }
   if (spatial) x << "   </Grid>\n";
   return x.str();
