@@ -916,30 +916,31 @@ bool readAt(int fd, std::uint64_t offset, unsigned char* out, std::size_t n) {
   }
   return true;
 }
-}  // namespace
 
-std::string damagedLocalHeap(const std::string& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};  // HDF5's open reports it
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  std::error_code ec;
-  const std::uint64_t fileSize = std::filesystem::file_size(file, ec);
-  if (ec) return {};
+// A file scanned for local heaps: the open file and its size, and from its superblock the sizes of
+// addresses (O) and lengths (L) and the base address that addresses are relative to.
+struct HeapFile {
+  int fd = -1;
+  std::uint64_t fileSize = 0;
+  unsigned sizeOffsets = 0, sizeLengths = 0;
+  std::uint64_t base = 0;
+};
+
+// Fills the sizes and base of `hf` from its superblock; false if there is none or its sizes are
+// not ones HDF5 writes.
+bool readSuperblock(HeapFile& hf) {
   // The superblock (HDF5 file format specification, "Superblock"): at 0, 512, 1024, ... It gives
   // the sizes of addresses and lengths and the base address that addresses are relative to.
   static const unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
   unsigned char sb[48];
   std::uint64_t at = 0;
   bool found = false;
-  for (; at + sizeof sb <= fileSize; at = at == 0 ? 512 : 2 * at)
-    if (readAt(fd, at, sb, sizeof sb) && std::memcmp(sb, kSignature, 8) == 0) {
+  for (; at + sizeof sb <= hf.fileSize; at = at == 0 ? 512 : 2 * at)
+    if (readAt(hf.fd, at, sb, sizeof sb) && std::memcmp(sb, kSignature, 8) == 0) {
       found = true;
       break;
     }
-  if (!found) return {};
+  if (!found) return false;
   unsigned sizeOffsets = 0, sizeLengths = 0;
   std::uint64_t base = 0;
   if (sb[8] <= 1) {
@@ -953,40 +954,68 @@ std::string damagedLocalHeap(const std::string& file) {
     if (sizeOffsets == 8 || sizeOffsets == 4 || sizeOffsets == 2) base = decode(sb + 12, sizeOffsets);
   }
   auto valid = [](unsigned n) { return n == 2 || n == 4 || n == 8 || n == 16; };
-  if (!valid(sizeOffsets) || !valid(sizeLengths) || sizeOffsets > 8 || sizeLengths > 8) return {};
+  if (!valid(sizeOffsets) || !valid(sizeLengths) || sizeOffsets > 8 || sizeLengths > 8) return false;
+  hf.sizeOffsets = sizeOffsets;
+  hf.sizeLengths = sizeLengths;
+  hf.base = base;
+  return true;
+}
+
+// The problem with the local heap at `heapAt` of `file` (a free list that loops), or empty where
+// there is no such heap or its list ends.
+std::string loopingFreeList(const HeapFile& hf, const std::string& file, std::uint64_t heapAt) {
+  const int fd = hf.fd;
+  const std::uint64_t fileSize = hf.fileSize, base = hf.base;
+  const unsigned sizeOffsets = hf.sizeOffsets, sizeLengths = hf.sizeLengths;
   // Every local heap begins with "HEAP", version 0 (specification, "Local Heap"): signature,
   // version, 3 reserved bytes, data segment size (L), offset of the first free block (L; 1 = none),
   // address of the data segment (O). Each free block in the data segment starts with the offset of
   // the next (L; 1 = the last) and its size (L). HDF5 checks that each offset is inside the
   // segment, not that the list ends; a list that loops is what is refused here.
   const std::size_t header = 8 + 2 * sizeLengths + sizeOffsets;
-  auto check = [&](std::uint64_t heapAt) -> std::string {
-    unsigned char h[8 + 3 * 8];
-    if (!readAt(fd, heapAt, h, header) || h[4] != 0) return {};
-    const std::uint64_t segment = decode(h + 8, sizeLengths), head = decode(h + 8 + sizeLengths, sizeLengths);
-    const std::uint64_t data = decode(h + 8 + 2 * sizeLengths, sizeOffsets);
-    if (segment > fileSize || data > fileSize || base > fileSize - data || base + data > fileSize - segment) return {};
-    const std::uint64_t none = 1;
-    // The next free block after `o`, or `none` where HDF5 itself stops (the end, or an error).
-    auto next = [&](std::uint64_t o) -> std::uint64_t {
-      unsigned char b[8];
-      if (o == none || o >= segment || segment - o < sizeLengths || !readAt(fd, base + data + o, b, sizeLengths))
-        return none;
-      const std::uint64_t n = decode(b, sizeLengths);
-      return n == 0 ? none : n;
-    };
-    // Floyd's cycle detection: the hare takes two steps per step of the tortoise.
-    std::uint64_t slow = head, fast = head;
-    while (true) {
-      fast = next(next(fast));
-      slow = next(slow);
-      if (fast == none) return {};
-      if (fast == slow)
-        return str("HDF5: ", file, " is damaged: the local heap at byte ", heapAt,
-                   " (the names of a group) has a free list that loops at offset ", slow,
-                   "; HDF5 would follow it without end");
-    }
+  unsigned char h[8 + 3 * 8];
+  if (!readAt(fd, heapAt, h, header) || h[4] != 0) return {};
+  const std::uint64_t segment = decode(h + 8, sizeLengths), head = decode(h + 8 + sizeLengths, sizeLengths);
+  const std::uint64_t data = decode(h + 8 + 2 * sizeLengths, sizeOffsets);
+  if (segment > fileSize || data > fileSize || base > fileSize - data || base + data > fileSize - segment) return {};
+  const std::uint64_t none = 1;
+  // The next free block after `o`, or `none` where HDF5 itself stops (the end, or an error).
+  auto next = [&](std::uint64_t o) -> std::uint64_t {
+    unsigned char b[8];
+    if (o == none || o >= segment || segment - o < sizeLengths || !readAt(fd, base + data + o, b, sizeLengths))
+      return none;
+    const std::uint64_t n = decode(b, sizeLengths);
+    return n == 0 ? none : n;
   };
+  // Floyd's cycle detection: the hare takes two steps per step of the tortoise.
+  std::uint64_t slow = head, fast = head;
+  while (true) {
+    fast = next(next(fast));
+    slow = next(slow);
+    if (fast == none) return {};
+    if (fast == slow)
+      return str("HDF5: ", file, " is damaged: the local heap at byte ", heapAt,
+                 " (the names of a group) has a free list that loops at offset ", slow,
+                 "; HDF5 would follow it without end");
+  }
+}
+}  // namespace
+
+std::string damagedLocalHeap(const std::string& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};  // HDF5's open reports it
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  std::error_code ec;
+  const std::uint64_t fileSize = std::filesystem::file_size(file, ec);
+  if (ec) return {};
+  HeapFile hf;
+  hf.fd = fd;
+  hf.fileSize = fileSize;
+  if (!readSuperblock(hf)) return {};
+  // Every local heap begins with "HEAP": each place the signature occurs is checked.
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   std::vector<unsigned char> buf(kChunk + 3);
   std::size_t carry = 0;  // the last 3 bytes of the previous chunk, for a signature across chunks
@@ -1001,7 +1030,7 @@ std::string damagedLocalHeap(const std::string& file) {
       const std::size_t i = static_cast<std::size_t>(p - buf.data());
       if (i + 4 > n) break;
       if (std::memcmp(p, "HEAP", 4) == 0)
-        if (std::string problem = check(start + i); !problem.empty()) return problem;
+        if (std::string problem = loopingFreeList(hf, file, start + i); !problem.empty()) return problem;
     }
     carry = std::min<std::size_t>(3, n);
     std::memmove(buf.data(), buf.data() + n - carry, carry);
