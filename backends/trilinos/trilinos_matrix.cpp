@@ -156,6 +156,70 @@ void TrilinosAssembler::switchToCollecting() {
   collecting_ = true;
 }
 
+namespace {
+
+// Per-rank counts and displacements of blocks[r] blocks of `per` values each; returns the total.
+int scaledCounts(const std::vector<int>& blocks, int per, std::vector<int>& counts, std::vector<int>& displs) {
+  counts.assign(blocks.size(), 0);
+  displs.assign(blocks.size(), 0);
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    counts[r] = blocks[r] * per;
+    if (r > 0) displs[r] = displs[r - 1] + counts[r - 1];
+  }
+  return blocks.empty() ? 0 : displs.back() + counts.back();
+}
+
+// How many blocks this rank sends to and receives from each rank.
+struct BlockCounts {
+  const std::vector<int>& send;
+  const std::vector<int>& recv;
+};
+
+// Sends the (row, column) of each off-rank slot to its owner (MPI_Alltoallv, collective); the
+// received pairs, in rank order, replace recvI / recvJ.
+void exchangeBlockIndices(const Comm& comm, const BlockCounts& blocks, const std::vector<GlobalIndex>& offI,
+                          const std::vector<GlobalIndex>& offJ, std::vector<GlobalIndex>& recvI,
+                          std::vector<GlobalIndex>& recvJ) {
+  std::vector<int> sc, sd, rc, rd;
+  scaledCounts(blocks.send, 2, sc, sd);
+  const int nRecvIdx = scaledCounts(blocks.recv, 2, rc, rd);
+  std::vector<std::int64_t> sendIdx, recvIdx(static_cast<std::size_t>(nRecvIdx));
+  sendIdx.reserve(offI.size() * 2);
+  for (std::size_t s = 0; s < offI.size(); ++s) {
+    sendIdx.push_back(offI[s]);
+    sendIdx.push_back(offJ[s]);
+  }
+  MPI_Alltoallv(sendIdx.data(), sc.data(), sd.data(), MPI_INT64_T, recvIdx.data(), rc.data(), rd.data(),
+                MPI_INT64_T, comm.raw());
+  recvI.clear();
+  recvJ.clear();
+  for (std::size_t k = 0; k + 1 < recvIdx.size(); k += 2) {
+    recvI.push_back(recvIdx[k]);
+    recvJ.push_back(recvIdx[k + 1]);
+  }
+}
+
+// The scalar graph of a sorted, duplicate-free block pattern (bs x bs entries per block), fill-completed
+// on the layouts' owned maps. colBuf holds bs global column indices.
+Teuchos::RCP<TGraph> scalarGraph(const std::vector<std::pair<GlobalIndex, GlobalIndex>>& pattern, const Layout& rows,
+                                 const Layout& cols, int bs, std::vector<GO>& colBuf) {
+  const IndexMap& rm = *rows.map;
+  std::vector<size_t> perRow(static_cast<std::size_t>(rm.ownedSize()), 0);
+  for (const auto& [I, J] : pattern)
+    for (int a = 0; a < bs; ++a)
+      perRow[static_cast<std::size_t>((I - rm.ownedBegin()) * bs + a)] += static_cast<size_t>(bs);
+  auto graph = Teuchos::rcp(new TGraph(rows.owned, Teuchos::ArrayView<const size_t>(perRow)));
+  for (const auto& [I, J] : pattern) {
+    for (int c = 0; c < bs; ++c) colBuf[static_cast<std::size_t>(c)] = static_cast<GO>(J * bs + c);
+    for (int a = 0; a < bs; ++a)
+      graph->insertGlobalIndices(static_cast<GO>(I * bs + a), Teuchos::ArrayView<const GO>(colBuf));
+  }
+  graph->fillComplete(cols.owned, rows.owned);
+  return graph;
+}
+
+}  // namespace
+
 void TrilinosAssembler::buildPattern() {
   const IndexMap& rm = *rows_->map;
   const Comm& comm = rm.comm();
@@ -186,34 +250,9 @@ void TrilinosAssembler::buildPattern() {
   std::vector<int> sendBlocks(static_cast<std::size_t>(P), 0), recvBlocks(static_cast<std::size_t>(P), 0);
   for (GlobalIndex I : offI_) ++sendBlocks[static_cast<std::size_t>(rm.owner(I))];
   MPI_Alltoall(sendBlocks.data(), 1, MPI_INT, recvBlocks.data(), 1, MPI_INT, comm.raw());
-  auto scaled = [&](const std::vector<int>& blocks, int per, std::vector<int>& counts, std::vector<int>& displs) {
-    counts.assign(blocks.size(), 0);
-    displs.assign(blocks.size(), 0);
-    for (std::size_t r = 0; r < blocks.size(); ++r) {
-      counts[r] = blocks[r] * per;
-      if (r > 0) displs[r] = displs[r - 1] + counts[r - 1];
-    }
-    return blocks.empty() ? 0 : displs.back() + counts.back();
-  };
-  std::vector<int> sc, sd, rc, rd;
-  scaled(sendBlocks, 2, sc, sd);
-  const int nRecvIdx = scaled(recvBlocks, 2, rc, rd);
-  std::vector<std::int64_t> sendIdx, recvIdx(static_cast<std::size_t>(nRecvIdx));
-  sendIdx.reserve(offI_.size() * 2);
-  for (std::size_t s = 0; s < offI_.size(); ++s) {
-    sendIdx.push_back(offI_[s]);
-    sendIdx.push_back(offJ_[s]);
-  }
-  MPI_Alltoallv(sendIdx.data(), sc.data(), sd.data(), MPI_INT64_T, recvIdx.data(), rc.data(), rd.data(),
-                MPI_INT64_T, comm.raw());
-  recvI_.clear();
-  recvJ_.clear();
-  for (std::size_t k = 0; k + 1 < recvIdx.size(); k += 2) {
-    recvI_.push_back(recvIdx[k]);
-    recvJ_.push_back(recvIdx[k + 1]);
-  }
-  scaled(sendBlocks, static_cast<int>(bb_), sendCounts_, sendDispls_);
-  const int nRecvVals = scaled(recvBlocks, static_cast<int>(bb_), recvCounts_, recvDispls_);
+  exchangeBlockIndices(comm, BlockCounts{sendBlocks, recvBlocks}, offI_, offJ_, recvI_, recvJ_);
+  scaledCounts(sendBlocks, static_cast<int>(bb_), sendCounts_, sendDispls_);
+  const int nRecvVals = scaledCounts(recvBlocks, static_cast<int>(bb_), recvCounts_, recvDispls_);
   recvVals_.assign(static_cast<std::size_t>(nRecvVals), 0.0);
   MPI_Alltoallv(sendVals_.data(), sendCounts_.data(), sendDispls_.data(), MPI_DOUBLE, recvVals_.data(),
                 recvCounts_.data(), recvDispls_.data(), MPI_DOUBLE, comm.raw());
@@ -226,16 +265,7 @@ void TrilinosAssembler::buildPattern() {
   for (std::size_t k = 0; k < recvI_.size(); ++k) pattern.emplace_back(recvI_[k], recvJ_[k]);
   std::sort(pattern.begin(), pattern.end());
   pattern.erase(std::unique(pattern.begin(), pattern.end()), pattern.end());
-  std::vector<size_t> perRow(static_cast<std::size_t>(rm.ownedSize()), 0);
-  for (const auto& [I, J] : pattern)
-    for (int a = 0; a < bs_; ++a) perRow[static_cast<std::size_t>((I - rm.ownedBegin()) * bs_ + a)] += static_cast<size_t>(bs_);
-  auto graph = Teuchos::rcp(new TGraph(rows_->owned, Teuchos::ArrayView<const size_t>(perRow)));
-  for (const auto& [I, J] : pattern) {
-    for (int c = 0; c < bs_; ++c) colBuf_[static_cast<std::size_t>(c)] = static_cast<GO>(J * bs_ + c);
-    for (int a = 0; a < bs_; ++a)
-      graph->insertGlobalIndices(static_cast<GO>(I * bs_ + a), Teuchos::ArrayView<const GO>(colBuf_));
-  }
-  graph->fillComplete(cols_->owned, rows_->owned);
+  const Teuchos::RCP<TGraph> graph = scalarGraph(pattern, *rows_, *cols_, bs_, colBuf_);
 
   // The values of this cycle.
   M_->A_ = Teuchos::rcp(new TCrs(graph));
