@@ -274,6 +274,50 @@ SolverStats PetscLinearSolver::solve(const Vector& b, Vector& x) {
   return s;
 }
 
+namespace {
+
+// The outcome when the right-hand side settles it without a solve: true for a zero one (x = 0)
+// and for a non-finite one or non-finite initial residual (a breakdown).
+bool outcomeWithoutSolve(SolverStats& s, Vector& x) {
+  if (s.rhsNorm == 0.0) {  // the solution is exactly zero
+    x.set(0.0);
+    s.finalResidual = 0.0;
+    s.converged = true;
+    s.reason = SolverOutcome::ZeroRhs;
+    return true;
+  }
+  if (!std::isfinite(s.rhsNorm) || !std::isfinite(s.initialResidual)) {
+    s.reason = SolverOutcome::Breakdown;
+    return true;
+  }
+  return false;
+}
+
+// The outcome of a KSPSolve from PETSc's reason and whether the true residual `meets` the
+// tolerance (reached as `target`); `direct` for a direct solve or preonly, `kspType` the options' type.
+void setSolveOutcome(SolverStats& s, KSPConvergedReason reason, bool meets, SolverOutcome target, bool direct,
+                     const std::string& kspType) {
+  if (direct) {
+    s.iterations = std::max(s.iterations, 1);
+    s.converged = meets && reason > 0;
+    if (reason < 0)
+      setOutcome(s, reason);
+    else
+      s.reason = SolverOutcome::Direct;
+  } else if (meets && (reason > 0 || reason == KSP_DIVERGED_ITS)) {
+    s.converged = true;
+    s.reason = target;
+  } else if (reason > 0) {
+    s.reason = SolverOutcome::TrueResidualAboveTolerance;  // e.g. the recurrence drifted from the true residual
+  } else if (reason == KSP_DIVERGED_INDEFINITE_MAT && kspType == "minres") {
+    s.reason = SolverOutcome::Breakdown;  // PETSc's MINRES flags a preconditioner that is not positive definite
+  } else {
+    setOutcome(s, reason);
+  }
+}
+
+}  // namespace
+
 SolverStats PetscLinearSolver::solveOnce(const Vector& b, Vector& x) {
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -291,16 +335,7 @@ SolverStats PetscLinearSolver::solveOnce(const Vector& b, Vector& x) {
   s.rhsNorm = b.norm2();
   s.initialResidual = trueResidual(b, x);
   s.finalResidual = s.initialResidual;
-  if (s.rhsNorm == 0.0) {  // the solution is exactly zero
-    x.set(0.0);
-    s.finalResidual = 0.0;
-    s.converged = true;
-    s.reason = SolverOutcome::ZeroRhs;
-    s.seconds = seconds();
-    return s;
-  }
-  if (!std::isfinite(s.rhsNorm) || !std::isfinite(s.initialResidual)) {
-    s.reason = SolverOutcome::Breakdown;
+  if (outcomeWithoutSolve(s, x)) {
     s.seconds = seconds();
     return s;
   }
@@ -334,23 +369,7 @@ SolverStats PetscLinearSolver::solveOnce(const Vector& b, Vector& x) {
 
   KSPType type = nullptr;
   KINEMA_PETSC_CHECK(KSPGetType(ksp_, &type));
-  if (direct_ || std::strcmp(type, KSPPREONLY) == 0) {
-    s.iterations = std::max(s.iterations, 1);
-    s.converged = meets && reason > 0;
-    if (reason < 0)
-      setOutcome(s, reason);
-    else
-      s.reason = SolverOutcome::Direct;
-  } else if (meets && (reason > 0 || reason == KSP_DIVERGED_ITS)) {
-    s.converged = true;
-    s.reason = target;
-  } else if (reason > 0) {
-    s.reason = SolverOutcome::TrueResidualAboveTolerance;  // e.g. the recurrence drifted from the true residual
-  } else if (reason == KSP_DIVERGED_INDEFINITE_MAT && opts_.type == "minres") {
-    s.reason = SolverOutcome::Breakdown;  // PETSc's MINRES flags a preconditioner that is not positive definite
-  } else {
-    setOutcome(s, reason);
-  }
+  setSolveOutcome(s, reason, meets, target, direct_ || std::strcmp(type, KSPPREONLY) == 0, opts_.type);
   // PETSc's CG notices negative curvature only when its sign changes; the Ritz values (the
   // eigenvalues of CG's Lanczos matrix) are all positive exactly when every p'Ap was.
   if (std::strcmp(type, KSPCG) == 0 && its > 0 && reason != KSP_DIVERGED_INDEFINITE_MAT) {
