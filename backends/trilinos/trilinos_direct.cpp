@@ -23,6 +23,19 @@ std::string defaultSolverName() {
   throw Error("trilinos backend: this Trilinos has no Amesos2 direct solver (not even KLU2)");
 }
 
+// The solver the user's "Solver Name" asks for (taken out of `user`), else the default.
+std::string requestedSolverName(Teuchos::ParameterList& user, const NativeOptions& opts) {
+  std::string name = defaultSolverName();
+  if (user.isParameter("Solver Name")) {
+    name = user.get<std::string>("Solver Name");
+    user.remove("Solver Name");
+    if (!Amesos2::query(name))
+      throw InputError(str(opts.origin(Package::amesos2, "Solver Name"), ": Amesos2 has no solver '", name,
+                           "' in this Trilinos (KLU2 is always there)"));
+  }
+  return name;
+}
+
 // A^{-1} as a Tpetra operator, for Belos.
 class InverseOperator final : public TOp {
  public:
@@ -57,6 +70,14 @@ struct Amesos2Factorization::Impl {
   Teuchos::RCP<TMV> bRoot, xRoot;        // on the rooted map
   Teuchos::RCP<TMV> bSer, xSer;          // rank 0's serial vectors
   Teuchos::RCP<TCrs> serial;
+
+  // Several ranks: gathers every row of A to rank 0 (collective) and makes rank 0's serial copy
+  // and vectors; returns the matrix to factorise there, null on the other ranks.
+  Teuchos::RCP<const TCrs> gatherToRoot(const TrilinosMatrix& A);
+  // Creates and sets up the solver `name` on `target` (when fresh) and factorises its current
+  // values; the failure's message, empty if none. Throws InputError for parameters it refuses.
+  std::string factorize(const Teuchos::RCP<const TCrs>& target, bool fresh, const Teuchos::ParameterList& user,
+                        const NativeOptions& opts);
 };
 
 Amesos2Factorization::Amesos2Factorization() : impl_(std::make_unique<Impl>()) {}
@@ -93,6 +114,57 @@ Teuchos::RCP<TCrs> serialCopy(const TCrs& rooted) {
 }
 }  // namespace
 
+Teuchos::RCP<const TCrs> Amesos2Factorization::Impl::gatherToRoot(const TrilinosMatrix& A) {
+  const auto comm = A.crs()->getComm();
+  const auto rowMap = A.crs()->getRowMap();
+  const auto n = rowMap->getGlobalNumElements();
+  auto rooted = Teuchos::rcp(new TMap(n, comm->getRank() == 0 ? static_cast<size_t>(n) : 0, GO{0}, comm));
+  if (importer.is_null() || !importer->getSourceMap()->isSameAs(*rowMap))
+    importer = Teuchos::rcp(new TImport(rowMap, rooted));
+  rooted = Teuchos::rcp_const_cast<TMap>(importer->getTargetMap());
+  auto R = Tpetra::importAndFillCompleteCrsMatrix<TCrs>(A.crs(), *importer, rooted, rooted);
+  bRoot = Teuchos::rcp(new TMV(rooted, 1));
+  xRoot = Teuchos::rcp(new TMV(rooted, 1));
+  gathered = true;
+  serial = Teuchos::null;
+  if (comm->getRank() == 0) {
+    serial = serialCopy(*R);
+    bSer = Teuchos::rcp(new TMV(serial->getRowMap(), 1));
+    xSer = Teuchos::rcp(new TMV(serial->getRowMap(), 1));
+    return serial;
+  }
+  return Teuchos::null;
+}
+
+std::string Amesos2Factorization::Impl::factorize(const Teuchos::RCP<const TCrs>& target, bool fresh,
+                                                  const Teuchos::ParameterList& user, const NativeOptions& opts) {
+  std::string failure;
+  bool badInput = false;
+  try {
+    if (fresh) {
+      solver = Teuchos::null;
+      solver = Amesos2::create<TCrs, TMV>(name, target);
+      auto p = Teuchos::rcp(new Teuchos::ParameterList("Amesos2"));
+      p->setParameters(user);
+      try {
+        solver->setParameters(p);
+      } catch (const std::exception& e) {
+        badInput = true;
+        throw;
+      }
+      solver->symbolicFactorization();
+    }
+    solver->numericFactorization();  // the matrix's current values
+  } catch (const std::exception& e) {
+    failure = e.what();
+    if (badInput) {
+      solver = Teuchos::null;
+      rethrowAsInputError(e, opts, Package::amesos2, "Amesos2 " + name);
+    }
+  }
+  return failure;
+}
+
 void Amesos2Factorization::compute(const TrilinosMatrix& A, const NativeOptions& opts, const std::string& who) {
   Impl& m = *impl_;
   const auto comm = A.crs()->getComm();
@@ -100,66 +172,16 @@ void Amesos2Factorization::compute(const TrilinosMatrix& A, const NativeOptions&
   const bool fresh = m.solver.is_null() || m.crs != A.crs() || gather;
   m.ready = false;
   Teuchos::ParameterList user = opts.merged(Package::amesos2);
-  std::string name = defaultSolverName();
-  if (user.isParameter("Solver Name")) {
-    name = user.get<std::string>("Solver Name");
-    user.remove("Solver Name");
-    if (!Amesos2::query(name))
-      throw InputError(str(opts.origin(Package::amesos2, "Solver Name"), ": Amesos2 has no solver '", name,
-                           "' in this Trilinos (KLU2 is always there)"));
-  }
+  const std::string name = requestedSolverName(user, opts);
   m.name = name;
   // Collective part first (every rank), so a failure on rank 0 is reported after it.
   Teuchos::RCP<const TCrs> target = A.crs();
-  if (gather) {
-    const auto rowMap = A.crs()->getRowMap();
-    const auto n = rowMap->getGlobalNumElements();
-    auto rooted = Teuchos::rcp(new TMap(n, comm->getRank() == 0 ? static_cast<size_t>(n) : 0, GO{0}, comm));
-    if (m.importer.is_null() || !m.importer->getSourceMap()->isSameAs(*rowMap))
-      m.importer = Teuchos::rcp(new TImport(rowMap, rooted));
-    rooted = Teuchos::rcp_const_cast<TMap>(m.importer->getTargetMap());
-    auto R = Tpetra::importAndFillCompleteCrsMatrix<TCrs>(A.crs(), *m.importer, rooted, rooted);
-    m.bRoot = Teuchos::rcp(new TMV(rooted, 1));
-    m.xRoot = Teuchos::rcp(new TMV(rooted, 1));
-    m.gathered = true;
-    m.serial = Teuchos::null;
-    if (comm->getRank() == 0) {
-      m.serial = serialCopy(*R);
-      m.bSer = Teuchos::rcp(new TMV(m.serial->getRowMap(), 1));
-      m.xSer = Teuchos::rcp(new TMV(m.serial->getRowMap(), 1));
-      target = m.serial;
-    } else {
-      target = Teuchos::null;
-    }
-  } else {
+  if (gather)
+    target = m.gatherToRoot(A);
+  else
     m.gathered = false;
-  }
   std::string failure;
-  bool badInput = false;
-  if (!target.is_null()) {
-    try {
-      if (fresh) {
-        m.solver = Teuchos::null;
-        m.solver = Amesos2::create<TCrs, TMV>(name, target);
-        auto p = Teuchos::rcp(new Teuchos::ParameterList("Amesos2"));
-        p->setParameters(user);
-        try {
-          m.solver->setParameters(p);
-        } catch (const std::exception& e) {
-          badInput = true;
-          throw;
-        }
-        m.solver->symbolicFactorization();
-      }
-      m.solver->numericFactorization();  // the matrix's current values
-    } catch (const std::exception& e) {
-      failure = e.what();
-      if (badInput) {
-        m.solver = Teuchos::null;
-        rethrowAsInputError(e, opts, Package::amesos2, "Amesos2 " + name);
-      }
-    }
-  }
+  if (!target.is_null()) failure = m.factorize(target, fresh, user, opts);
   if (gather) {  // rank 0's outcome for every rank
     int bad = failure.empty() ? 0 : 1;
     comm->broadcast(0, sizeof(int), reinterpret_cast<char*>(&bad));
