@@ -98,6 +98,184 @@ double NewtonSolver::forcingTerm(double gnorm) const {
   return std::max(eta, options_.forcingMin);
 }
 
+namespace {
+
+// The work objects of one Newton solve: the solver's members, by reference (made after setup()).
+struct NewtonWork {
+  const la::Backend& backend;
+  const Manifold& manifold;
+  const NewtonOptions& options;
+  la::MatrixAssembler& assembler;
+  const la::IndexMapPtr& tmap;
+  long& modesPattern;  // assembler pattern builds when the near-null space was last attached
+  la::LinearSolverPtr& linear;
+  double& linearRtol;
+  la::Vector &g, &y, &rhs, &xt, &diag, &gt;
+};
+
+// The outcome that ends the iteration at iterate k, or None to go on (the iteration cap is logged).
+SolverOutcome stopReason(const NewtonOptions& o, int k, double f, double gnorm, double measure, double measure0) {
+  if (!std::isfinite(f) || !std::isfinite(measure)) return SolverOutcome::NonFinite;
+  if (measure <= std::max(o.gtolAbs, o.gtolRel * measure0)) return SolverOutcome::Gtol;
+  if (k >= o.maxIterations) {
+    log::info("Newton: iteration cap ", o.maxIterations, " reached, ||g_red|| = ", gnorm);
+    return SolverOutcome::MaxIterations;
+  }
+  return SolverOutcome::None;
+}
+
+// Assembles H_red at x and attaches the problem's near-null space when it may be needed.
+la::MatrixPtr assembleHessian(NewtonWork& w, NewtonProblem& problem, const la::Vector& x, NewtonStats& st) {
+  // Reduced Hessian (bdem Eqs. 23-29), PSD-safeguarded per element (bdem §5.2).
+  const auto tp = Clock::now();
+  w.assembler.begin();
+  {
+    ReducedHessian H(w.assembler, w.options, st);
+    problem.hessian(x, H);
+  }
+  la::MatrixPtr A = w.assembler.end();
+  // The near-null space only shapes an AMG hierarchy built from scratch: under a reuse policy a
+  // refill of the same pattern keeps the modes attached before.
+  const long builds = w.assembler.stats().patternBuilds;
+  if (w.options.linear.reusePreconditioner == "none" || builds != w.modesPattern || A->nearNullSpace().empty()) {
+    if (auto modes = problem.nearNullSpace(x, w.backend, w.tmap); !modes.empty()) A->setNearNullSpace(std::move(modes));
+    w.modesPattern = builds;
+  }
+  st.phases.assemble += since(tp);
+  return A;
+}
+
+// Inexact solve H y = -g with rtol = eta (Eq. 31), through the solver's kept LinearSolver.
+void solveNewtonSystem(NewtonWork& w, const la::MatrixPtr& A, double eta, NewtonStats& st) {
+  NewtonPhaseSeconds& ph = st.phases;
+  if (!w.linear) w.linear = w.backend.createLinearSolver(w.options.linear);
+  if (eta != w.linearRtol) {
+    w.linear->setTolerances(std::min(eta, 1.0), w.options.linear.atol);  // no new solver per iteration
+    w.linearRtol = eta;
+  }
+  // Preconditioner set-up; with linear.reuse_preconditioner the backend keeps what it may of
+  // the previous set-up when only the values of the same pattern changed (a Newton refill).
+  auto tp = Clock::now();
+  w.linear->setOperator(A);
+  ph.preconditioner += since(tp);
+  w.rhs.copy(w.g);
+  w.rhs.scale(-1.0);
+  w.y.set(0.0);
+  tp = Clock::now();
+  const la::SolverStats ls = w.linear->solve(w.rhs, w.y);
+  ph.krylov += since(tp);
+  ++st.linearSolves;
+  st.linearIterations += ls.iterations;
+  if (!ls.converged) ++st.linearNotConverged;
+}
+
+// The search direction in y and its slope g^T y.
+struct Direction {
+  double slope;
+  bool newton;  // y is the Newton direction (not a fallback)
+};
+
+// Keeps the Newton direction y if it is a descent direction, else replaces it by a fallback.
+Direction descentDirection(NewtonWork& w, const la::MatrixPtr& A, double gnorm, NewtonStats& st) {
+  la::Vector &g = w.g, &y = w.y;
+  double slope = g.dot(y);
+  if (!(slope < 0.0) || !std::isfinite(slope)) {
+    // Not a descent direction (indefinite H without safeguard, Krylov breakdown): docs/solvers/newton.md
+    // falls back to y = -D^{-1} g when the diagonal is positive, else y = -g.
+    A->diagonal(w.diag);
+    if (w.diag.min() > 0.0) {
+      y.pointwiseDivide(g, w.diag);
+      y.scale(-1.0);
+      slope = g.dot(y);
+    } else {
+      y.copy(g);
+      y.scale(-1.0);
+      slope = -gnorm * gnorm;
+    }
+    ++st.steepestDescentSteps;
+    return {slope, false};
+  }
+  return {slope, true};
+}
+
+// Where a line search starts: f, ||g_red|| and the measure at x, and the direction in y.
+struct LineSearchStart {
+  double f, gnorm, measure;
+  Direction direction;
+};
+
+// What a line search found: the last trial (alpha, f at it) and, when the measure accepted it,
+// the measure there (the gradient there is then in g).
+struct LineSearchResult {
+  bool accepted = false;
+  double alpha = 0.0, ft = 0.0;
+  bool haveGradient = false;
+  double measureT = 0.0;
+};
+
+// The trial xt, at which f is flat to round-off, judged by the convergence measure instead:
+// accepted if the measure there is below the measure at x.
+bool lowersMeasure(NewtonWork& w, NewtonProblem& problem, double measure, Clock::time_point& tp, NewtonStats& st,
+                   LineSearchResult& r) {
+  ++st.flatGradientTests;
+  const auto tg = Clock::now();
+  problem.gradient(w.xt, w.gt);
+  const double mt = problem.convergenceMeasure(w.xt, w.gt);
+  st.phases.gradient += since(tg);
+  tp += Clock::now() - tg;  // keep the phases disjoint
+  if (std::isfinite(mt) && mt < measure) {
+    w.g.copy(w.gt);
+    r.measureT = mt;
+    r.haveGradient = true;
+    r.accepted = true;
+    return true;
+  }
+  return false;
+}
+
+// Backtracking Armijo along the retraction (bdem Alg. 2 line 8), then along -g if that fails.
+LineSearchResult lineSearch(NewtonWork& w, NewtonProblem& problem, const la::Vector& x, const LineSearchStart& s,
+                            NewtonStats& st) {
+  const NewtonOptions& o = w.options;
+  auto tp = Clock::now();
+  LineSearchResult r;
+  r.ft = s.f;
+  bool flatTested = false;
+  double slope = s.direction.slope;
+  for (int pass = 0; pass < 2 && !r.accepted; ++pass) {
+    if (pass == 1) {
+      if (!s.direction.newton || !o.steepestFallback) break;
+      w.y.copy(w.g);
+      w.y.scale(-1.0);
+      slope = -s.gnorm * s.gnorm;
+      ++st.steepestDescentSteps;
+    }
+    r.alpha = std::min(1.0, w.manifold.maxStep(w.y));
+    for (int t = 0; t < o.maxLineSearch; ++t, r.alpha *= o.shrink) {
+      w.xt.copy(x);
+      w.manifold.retract(w.xt, w.y, r.alpha);
+      r.ft = problem.energy(w.xt);
+      ++st.lineSearchTrials;
+      const double slack = o.energyNoise * std::max(std::abs(s.f), std::abs(r.ft));
+      if (std::isfinite(r.ft) && r.ft - s.f <= o.armijoC1 * r.alpha * slope + slack) {
+        r.accepted = true;
+        break;
+      }
+      // f is flat to round-off along y here: the Armijo decrease is below f's resolution, so
+      // the sign of ft - f says nothing. Judge the trial by the measure instead (once per line
+      // search; all quantities are global, so every rank takes the same branch).
+      if (o.gradientTestWhenFlat && !flatTested && std::isfinite(r.ft) && -o.armijoC1 * r.alpha * slope <= slack) {
+        flatTested = true;
+        if (lowersMeasure(w, problem, s.measure, tp, st, r)) break;
+      }
+    }
+  }
+  st.phases.lineSearch += since(tp);
+  return r;
+}
+
+}  // namespace
+
 NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
   const auto t0 = Clock::now();
   setup(x);
@@ -105,7 +283,9 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
   st.gradientNorms.reserve(static_cast<std::size_t>(options_.maxIterations) + 1);
   st.stepLengths.reserve(static_cast<std::size_t>(options_.maxIterations));
   st.forcingTerms.reserve(static_cast<std::size_t>(options_.maxIterations));
-  la::Vector &g = *g_, &y = *y_, &rhs = *rhs_, &xt = *xTrial_, &diag = *diag_, &gt = *gTrial_;
+  la::Vector& g = *g_;
+  NewtonWork w{backend_, manifold_, options_, *assembler_, tmap_, modesPattern_, linear_, linearRtol_,
+               g, *y_, *rhs_, *xTrial_, *diag_, *gTrial_};
 
   NewtonPhaseSeconds& ph = st.phases;
   auto tp = Clock::now();
@@ -131,135 +311,31 @@ NewtonStats NewtonSolver::solve(NewtonProblem& problem, la::Vector& x) {
       st.initialGradientNorm = gnorm;
       measure0 = measure;
     }
-    if (!std::isfinite(f) || !std::isfinite(measure)) {
-      st.reason = SolverOutcome::NonFinite;
-      break;
-    }
-    if (measure <= std::max(options_.gtolAbs, options_.gtolRel * measure0)) {
-      st.converged = true;
-      st.reason = SolverOutcome::Gtol;
-      break;
-    }
-    if (k >= options_.maxIterations) {
-      st.reason = SolverOutcome::MaxIterations;
-      log::info("Newton: iteration cap ", options_.maxIterations, " reached, ||g_red|| = ", gnorm);
+    if (const SolverOutcome stop = stopReason(options_, k, f, gnorm, measure, measure0); stop != SolverOutcome::None) {
+      st.converged = stop == SolverOutcome::Gtol;
+      st.reason = stop;
       break;
     }
 
-    // Reduced Hessian (bdem Eqs. 23-29), PSD-safeguarded per element (bdem §5.2).
-    tp = Clock::now();
-    assembler_->begin();
-    {
-      ReducedHessian H(*assembler_, options_, st);
-      problem.hessian(x, H);
-    }
-    la::MatrixPtr A = assembler_->end();
-    // The near-null space only shapes an AMG hierarchy built from scratch: under a reuse policy a
-    // refill of the same pattern keeps the modes attached before.
-    const long builds = assembler_->stats().patternBuilds;
-    if (options_.linear.reusePreconditioner == "none" || builds != modesPattern_ || A->nearNullSpace().empty()) {
-      if (auto modes = problem.nearNullSpace(x, backend_, tmap_); !modes.empty()) A->setNearNullSpace(std::move(modes));
-      modesPattern_ = builds;
-    }
-    ph.assemble += since(tp);
-
+    const la::MatrixPtr A = assembleHessian(w, problem, x, st);
     // Inexact solve H y = -g with rtol = eta_k (Eq. 31).
     const double eta = forcingTerm(options_.forcingOf == "measure" ? measure : gnorm);
     st.forcingTerms.push_back(eta);
-    if (!linear_) linear_ = backend_.createLinearSolver(options_.linear);
-    if (eta != linearRtol_) {
-      linear_->setTolerances(std::min(eta, 1.0), options_.linear.atol);  // no new solver per iteration
-      linearRtol_ = eta;
-    }
-    // Preconditioner set-up; with linear.reuse_preconditioner the backend keeps what it may of
-    // the previous set-up when only the values of the same pattern changed (a Newton refill).
-    tp = Clock::now();
-    linear_->setOperator(A);
-    ph.preconditioner += since(tp);
-    rhs.copy(g);
-    rhs.scale(-1.0);
-    y.set(0.0);
-    tp = Clock::now();
-    const la::SolverStats ls = linear_->solve(rhs, y);
-    ph.krylov += since(tp);
-    ++st.linearSolves;
-    st.linearIterations += ls.iterations;
-    if (!ls.converged) ++st.linearNotConverged;
+    solveNewtonSystem(w, A, eta, st);
+    const Direction direction = descentDirection(w, A, gnorm, st);
 
-    double slope = g.dot(y);
-    bool newtonDirection = true;
-    if (!(slope < 0.0) || !std::isfinite(slope)) {
-      // Not a descent direction (indefinite H without safeguard, Krylov breakdown): docs/solvers/newton.md
-      // falls back to y = -D^{-1} g when the diagonal is positive, else y = -g.
-      A->diagonal(diag);
-      if (diag.min() > 0.0) {
-        y.pointwiseDivide(g, diag);
-        y.scale(-1.0);
-        slope = g.dot(y);
-      } else {
-        y.copy(g);
-        y.scale(-1.0);
-        slope = -gnorm * gnorm;
-      }
-      newtonDirection = false;
-      ++st.steepestDescentSteps;
-    }
-
-    // Backtracking Armijo along the retraction (bdem Alg. 2 line 8).
-    tp = Clock::now();
-    bool accepted = false, flatTested = false;
-    double alpha = 0.0, ft = f;
-    for (int pass = 0; pass < 2 && !accepted; ++pass) {
-      if (pass == 1) {
-        if (!newtonDirection || !options_.steepestFallback) break;
-        y.copy(g);
-        y.scale(-1.0);
-        slope = -gnorm * gnorm;
-        ++st.steepestDescentSteps;
-      }
-      alpha = std::min(1.0, manifold_.maxStep(y));
-      for (int t = 0; t < options_.maxLineSearch; ++t, alpha *= options_.shrink) {
-        xt.copy(x);
-        manifold_.retract(xt, y, alpha);
-        ft = problem.energy(xt);
-        ++st.lineSearchTrials;
-        const double slack = options_.energyNoise * std::max(std::abs(f), std::abs(ft));
-        if (std::isfinite(ft) && ft - f <= options_.armijoC1 * alpha * slope + slack) {
-          accepted = true;
-          break;
-        }
-        // f is flat to round-off along y here: the Armijo decrease is below f's resolution, so
-        // the sign of ft - f says nothing. Judge the trial by the measure instead (once per line
-        // search; all quantities are global, so every rank takes the same branch).
-        if (options_.gradientTestWhenFlat && !flatTested && std::isfinite(ft) &&
-            -options_.armijoC1 * alpha * slope <= slack) {
-          flatTested = true;
-          ++st.flatGradientTests;
-          const auto tg = Clock::now();
-          problem.gradient(xt, gt);
-          const double mt = problem.convergenceMeasure(xt, gt);
-          ph.gradient += since(tg);
-          tp += Clock::now() - tg;  // keep the phases disjoint
-          if (std::isfinite(mt) && mt < measure) {
-            g.copy(gt);
-            measureT = mt;
-            haveGradient = true;
-            accepted = true;
-            break;
-          }
-        }
-      }
-    }
-    ph.lineSearch += since(tp);
-    if (!accepted) {
+    const LineSearchResult ls = lineSearch(w, problem, x, {f, gnorm, measure, direction}, st);
+    if (!ls.accepted) {
       st.reason = SolverOutcome::LineSearchFailed;
       break;
     }
-    x.copy(xt);
+    haveGradient = ls.haveGradient;
+    measureT = ls.measureT;
+    x.copy(w.xt);
     x.updateGhosts();
-    f = ft;
+    f = ls.ft;
     st.iterations = k + 1;
-    st.stepLengths.push_back(alpha);
+    st.stepLengths.push_back(ls.alpha);
     if (observer_) observer_(k + 1, x, st);
   }
   st.seconds = since(t0);
