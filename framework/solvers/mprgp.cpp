@@ -149,6 +149,177 @@ void moveAlong(la::Vector& x, const la::Vector& p, double a, const la::Vector& l
   }
 }
 
+// The checks of solve's input (collective): b and x finite, every box [l_i, u_i] non-empty with
+// l_i < +inf and u_i > -inf. The first offending global index is reported, on every rank alike.
+void checkInputs(const la::Vector& b, const la::Vector& lower, const la::Vector& upper, const la::Vector& x) {
+  const Comm& comm = x.map().comm();
+  if (b.hasNonFinite()) throw InputError("MPRGP: the right-hand side b has a NaN or infinite entry");
+  if (x.hasNonFinite()) throw InputError("MPRGP: the initial guess has a NaN or infinite entry");
+  std::int64_t bad = std::numeric_limits<std::int64_t>::max();
+  std::int64_t badNan = bad;
+  {
+    la::Vector::ConstView lv = lower.view(), uv = upper.view();
+    for (la::LocalIndex i = 0; i < lower.ownedSize(); ++i) {
+      const double li = lv[i], ui = uv[i];
+      if (std::isnan(li) || std::isnan(ui)) badNan = std::min(badNan, globalIndex(lower, i));
+      else if (!(li <= ui) || li == kInf || ui == -kInf) bad = std::min(bad, globalIndex(lower, i));
+    }
+  }
+  badNan = comm.min(badNan);
+  bad = comm.min(bad);
+  if (badNan != std::numeric_limits<std::int64_t>::max())
+    throw InputError(str("MPRGP: a bound is NaN at index ", badNan));
+  if (bad != std::numeric_limits<std::int64_t>::max()) {
+    double li = 0, ui = 0;
+    {
+      la::Vector::ConstView lv = lower.view(), uv = upper.view();
+      for (la::LocalIndex i = 0; i < lower.ownedSize(); ++i)
+        if (globalIndex(lower, i) == bad) li = lv[i], ui = uv[i];
+    }
+    li = comm.sum(li);
+    ui = comm.sum(ui);
+    throw InputError(str("MPRGP: empty box at index ", bad, ": lower ", li, " > upper ", ui,
+                         " (lower must be < +inf, upper > -inf, lower <= upper)"));
+  }
+}
+
+// What one solve works on: the operator, the preconditioner (null: identity) and its active-set
+// interface, the observer, the problem's vectors and alpha_bar.
+struct MprgpProblem {
+  const la::Operator& A;
+  const la::Preconditioner* M;
+  ActiveSetAware* activeSet;
+  const Mprgp::Observer& observer;
+  const la::Vector& b;
+  const la::Vector& lower;
+  const la::Vector& upper;
+  la::Vector& x;
+  double abar;
+};
+
+// The state of one solve: the work vectors (all created before the loop), the split at the
+// current iterate and the bookkeeping of the free mask. The steps return false on a breakdown.
+struct MprgpIteration {
+  MprgpIteration(const MprgpProblem& problem, MprgpStats& stats)
+      : pb(problem),
+        st(stats),
+        g(pb.b.zerosLike()),
+        phi(pb.b.zerosLike()),
+        beta(pb.b.zerosLike()),
+        z(pb.b.zerosLike()),
+        p(pb.b.zerosLike()),
+        Ap(pb.b.zerosLike()),
+        mask(pb.b.zerosLike()),
+        num(pb.b.zerosLike()),
+        den(pb.b.zerosLike()) {
+    mask->set(-1.0);  // so the first split reports a change
+  }
+
+  // g = A x - b
+  void gradient() {
+    pb.A.apply(pb.x, *g);
+    ++st.matvecs;
+    g->axpy(-1.0, pb.b);
+  }
+
+  // The split of g at x (free mask, phi, beta and their norms).
+  void doSplit() {
+    s = split(pb.x, *g, pb.lower, pb.upper, pb.abar, *mask, *phi, *beta);
+    if (s.maskChanged) maskPending = true;
+  }
+
+  // z = Prec(phi; F), zero on active indices. Runs once per iterate, so a free set that changed
+  // since the previous iterate is counted (and handed to an active-set-aware M) here, once.
+  void precondition() {
+    if (maskPending) {
+      if (!first) ++st.activeSetChanges;
+      if (pb.activeSet) pb.activeSet->setFreeMask(*mask);
+      maskPending = false;
+    }
+    first = false;
+    if (pb.M) {
+      pb.M->apply(*phi, *z);
+      ++st.preconditionerApplications;
+      z->pointwiseMultiply(*z, *mask);
+    } else {
+      z->copy(*phi);
+    }
+  }
+
+  // The observer, if any, with the objective at x.
+  void observe() {
+    if (!pb.observer) return;
+    const double f = 0.5 * (pb.x.dot(*g) - pb.x.dot(pb.b));  // 1/2 x.Ax - b.x with g = Ax - b
+    pb.observer(pb.x, f);
+  }
+
+  // x projected onto the box; g, the split, z and p = z there.
+  void begin() {
+    pb.x.clamp(pb.lower, pb.upper);
+    gradient();
+    doSplit();
+    precondition();
+    p->copy(*z);
+  }
+
+  // Along p: a conjugate-gradient step if it stays feasible, else an expansion step.
+  bool proportionalStep() {
+    la::Vector& x = pb.x;
+    pb.A.apply(*p, *Ap);
+    ++st.matvecs;
+    const double pAp = p->dot(*Ap);
+    if (!(pAp > 0.0) || !std::isfinite(pAp)) return false;
+    const double acg = g->dot(*p) / pAp;
+    const double af = feasibleStep(x, *p, pb.lower, pb.upper, *num, *den);
+    if (acg <= af) {  // conjugate-gradient step
+      moveAlong(x, *p, acg, pb.lower, pb.upper);
+      g->axpy(-acg, *Ap);
+      doSplit();
+      precondition();
+      const double gcg = z->dot(*Ap) / pAp;
+      p->axpby(1.0, *z, -gcg);
+      ++st.cgSteps;
+    } else {  // expansion step: feasible step, then fixed-step reduced gradient projection
+      moveAlong(x, *p, af, pb.lower, pb.upper);
+      g->axpy(-af, *Ap);
+      doSplit();
+      x.axpy(-pb.abar, *phi);
+      x.clamp(pb.lower, pb.upper);
+      gradient();
+      doSplit();
+      precondition();
+      p->copy(*z);
+      ++st.expansionSteps;
+    }
+    return true;
+  }
+
+  // Proportioning step along the chopped gradient, capped at the feasible length.
+  bool proportioningStep() {
+    pb.A.apply(*beta, *Ap);
+    ++st.matvecs;
+    const double dAd = beta->dot(*Ap);
+    if (!(dAd > 0.0) || !std::isfinite(dAd)) return false;
+    const double acg = g->dot(*beta) / dAd;
+    const double af = feasibleStep(pb.x, *beta, pb.lower, pb.upper, *num, *den);
+    const double a = std::min(acg, af);
+    moveAlong(pb.x, *beta, a, pb.lower, pb.upper);
+    g->axpy(-a, *Ap);
+    doSplit();
+    precondition();
+    p->copy(*z);
+    ++st.proportioningSteps;
+    return true;
+  }
+
+  const MprgpProblem& pb;
+  MprgpStats& st;
+  la::VectorPtr g, phi, beta, z, p, Ap, mask, num, den;
+  Split s;
+  bool maskPending = true;  // mask changed since the last setFreeMask
+  bool first = true;
+};
+
 }  // namespace
 
 Mprgp::Mprgp(MprgpOptions options) : options_(std::move(options)) { validateOptions(options_); }
@@ -198,40 +369,10 @@ void Mprgp::setObserver(Observer observer) { observer_ = std::move(observer); }
 MprgpStats Mprgp::solve(const la::Vector& b, const la::Vector& lower, const la::Vector& upper, la::Vector& x) {
   const auto t0 = std::chrono::steady_clock::now();
   if (!A_) throw Error("MPRGP: solve called before setOperator");
-  const Comm& comm = x.map().comm();
   MprgpStats st;
 
   // ---- input checks (collective) ----
-  if (b.hasNonFinite()) throw InputError("MPRGP: the right-hand side b has a NaN or infinite entry");
-  if (x.hasNonFinite()) throw InputError("MPRGP: the initial guess has a NaN or infinite entry");
-  {
-    std::int64_t bad = std::numeric_limits<std::int64_t>::max();
-    std::int64_t badNan = bad;
-    {
-      la::Vector::ConstView lv = lower.view(), uv = upper.view();
-      for (la::LocalIndex i = 0; i < lower.ownedSize(); ++i) {
-        const double li = lv[i], ui = uv[i];
-        if (std::isnan(li) || std::isnan(ui)) badNan = std::min(badNan, globalIndex(lower, i));
-        else if (!(li <= ui) || li == kInf || ui == -kInf) bad = std::min(bad, globalIndex(lower, i));
-      }
-    }
-    badNan = comm.min(badNan);
-    bad = comm.min(bad);
-    if (badNan != std::numeric_limits<std::int64_t>::max())
-      throw InputError(str("MPRGP: a bound is NaN at index ", badNan));
-    if (bad != std::numeric_limits<std::int64_t>::max()) {
-      double li = 0, ui = 0;
-      {
-        la::Vector::ConstView lv = lower.view(), uv = upper.view();
-        for (la::LocalIndex i = 0; i < lower.ownedSize(); ++i)
-          if (globalIndex(lower, i) == bad) li = lv[i], ui = uv[i];
-      }
-      li = comm.sum(li);
-      ui = comm.sum(ui);
-      throw InputError(str("MPRGP: empty box at index ", bad, ": lower ", li, " > upper ", ui,
-                           " (lower must be < +inf, upper > -inf, lower <= upper)"));
-    }
-  }
+  checkInputs(b, lower, upper, x);
 
   // ---- alpha_bar ----
   st.normEstimate = normA_;
@@ -242,53 +383,11 @@ MprgpStats Mprgp::solve(const la::Vector& b, const la::Vector& lower, const la::
   normMatvecs_ = 0;  // the estimate is counted once, in the first solve after setOperator
 
   // ---- work vectors, all created before the loop ----
-  la::VectorPtr g = b.zerosLike(), phi = b.zerosLike(), beta = b.zerosLike(), z = b.zerosLike(),
-                p = b.zerosLike(), Ap = b.zerosLike(), mask = b.zerosLike(), num = b.zerosLike(),
-                den = b.zerosLike();
-  mask->set(-1.0);  // so the first split reports a change
-  bool maskPending = true;  // mask changed since the last setFreeMask
+  const MprgpProblem problem{*A_, M_.get(), activeSet_, observer_, b, lower, upper, x, abar};
+  MprgpIteration it(problem, st);
+  it.begin();
 
-  auto gradient = [&] {  // g = A x - b
-    A_->apply(x, *g);
-    ++st.matvecs;
-    g->axpy(-1.0, b);
-  };
-  Split s;
-  bool first = true;
-  auto doSplit = [&] {
-    s = split(x, *g, lower, upper, abar, *mask, *phi, *beta);
-    if (s.maskChanged) maskPending = true;
-  };
-  // z = Prec(phi; F), zero on active indices. Runs once per iterate, so a free set that changed
-  // since the previous iterate is counted (and handed to an active-set-aware M) here, once.
-  auto precondition = [&] {
-    if (maskPending) {
-      if (!first) ++st.activeSetChanges;
-      if (activeSet_) activeSet_->setFreeMask(*mask);
-      maskPending = false;
-    }
-    first = false;
-    if (M_) {
-      M_->apply(*phi, *z);
-      ++st.preconditionerApplications;
-      z->pointwiseMultiply(*z, *mask);
-    } else {
-      z->copy(*phi);
-    }
-  };
-  auto observe = [&] {
-    if (!observer_) return;
-    const double f = 0.5 * (x.dot(*g) - x.dot(b));  // 1/2 x.Ax - b.x with g = Ax - b
-    observer_(x, f);
-  };
-
-  x.clamp(lower, upper);
-  gradient();
-  doSplit();
-  precondition();
-  p->copy(*z);
-
-  st.initialProjectedGradient = s.projected();
+  st.initialProjectedGradient = it.s.projected();
   const double threshold = std::max(options_.atol, options_.rtol * st.initialProjectedGradient);
   const double gamma2 = options_.gamma * options_.gamma;
   double gp = st.initialProjectedGradient;
@@ -303,57 +402,14 @@ MprgpStats Mprgp::solve(const la::Vector& b, const la::Vector& lower, const la::
       st.reason = SolverOutcome::MaxIterations;
       break;
     }
-    if (s.betaSq <= gamma2 * s.phitPhi) {  // proportional
-      A_->apply(*p, *Ap);
-      ++st.matvecs;
-      const double pAp = p->dot(*Ap);
-      if (!(pAp > 0.0) || !std::isfinite(pAp)) {
-        st.reason = SolverOutcome::Breakdown;
-        break;
-      }
-      const double acg = g->dot(*p) / pAp;
-      const double af = feasibleStep(x, *p, lower, upper, *num, *den);
-      if (acg <= af) {  // conjugate-gradient step
-        moveAlong(x, *p, acg, lower, upper);
-        g->axpy(-acg, *Ap);
-        doSplit();
-        precondition();
-        const double gcg = z->dot(*Ap) / pAp;
-        p->axpby(1.0, *z, -gcg);
-        ++st.cgSteps;
-      } else {  // expansion step: feasible step, then fixed-step reduced gradient projection
-        moveAlong(x, *p, af, lower, upper);
-        g->axpy(-af, *Ap);
-        doSplit();
-        x.axpy(-abar, *phi);
-        x.clamp(lower, upper);
-        gradient();
-        doSplit();
-        precondition();
-        p->copy(*z);
-        ++st.expansionSteps;
-      }
-    } else {  // proportioning step along the chopped gradient, capped at the feasible length
-      A_->apply(*beta, *Ap);
-      ++st.matvecs;
-      const double dAd = beta->dot(*Ap);
-      if (!(dAd > 0.0) || !std::isfinite(dAd)) {
-        st.reason = SolverOutcome::Breakdown;
-        break;
-      }
-      const double acg = g->dot(*beta) / dAd;
-      const double af = feasibleStep(x, *beta, lower, upper, *num, *den);
-      const double a = std::min(acg, af);
-      moveAlong(x, *beta, a, lower, upper);
-      g->axpy(-a, *Ap);
-      doSplit();
-      precondition();
-      p->copy(*z);
-      ++st.proportioningSteps;
+    const bool proportional = it.s.betaSq <= gamma2 * it.s.phitPhi;
+    if (!(proportional ? it.proportionalStep() : it.proportioningStep())) {
+      st.reason = SolverOutcome::Breakdown;
+      break;
     }
     ++st.iterations;
-    gp = s.projected();
-    observe();
+    gp = it.s.projected();
+    it.observe();
   }
   st.finalProjectedGradient = gp;
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
