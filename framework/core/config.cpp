@@ -191,133 +191,144 @@ std::string Config::where(const std::string& key) const {
   return locate(key, n);
 }
 
-void Config::validate(const ParamSchema& schema) {
+namespace {
+
+// What validation collects: every problem found, and the values of the keys that passed.
+struct Validation {
   std::vector<std::string> errors;
   std::map<std::string, ParamValue> values;
-
-  auto fail = [&](const std::string& at, const std::string& key, const std::string& what) {
+  void fail(const std::string& at, const std::string& key, const std::string& what) {
     errors.push_back(at + ": " + key + ": " + what);
-  };
+  }
+};
 
-  auto check = [&](const ParamSpec& spec, const YAML::Node& v, const std::string& at) {
-    const std::string& key = spec.key;
-    if (spec.type == ParamType::tree) return;
-    if (v.IsNull()) return fail(at, key, "has no value (expected " + typeName(spec.type) + ")");
-    if (spec.type != ParamType::realList && !v.IsScalar())
-      return fail(at, key, "expected " + typeName(spec.type) + ", got " + shown(v));
-    switch (spec.type) {
-      case ParamType::boolean: {
-        auto b = parseBool(v.Scalar());
-        if (!b) return fail(at, key, "expected true or false, got " + shown(v));
-        values[key] = *b;
-        break;
-      }
-      case ParamType::integer: {
-        auto i = parseInt(v.Scalar());
-        if (!i) return fail(at, key, "expected an integer, got " + shown(v));
-        if (!spec.range.contains(static_cast<double>(*i)))
-          return fail(at, key, str(*i, " is out of range ", spec.range.describe()));
-        values[key] = *i;
-        break;
-      }
-      case ParamType::real: {
-        auto r = parseReal(v.Scalar());
-        if (!r) return fail(at, key, "expected a real number, got " + shown(v));
-        if (std::isnan(*r)) return fail(at, key, "is NaN");
-        if (std::isinf(*r) && spec.infinity.empty())
-          return fail(at, key, v.Scalar() + " is infinite; this key takes finite values only (range " +
-                                   (spec.range.describe().empty() ? "any finite" : spec.range.describe()) + ")");
-        if (!spec.range.contains(*r))
-          return fail(at, key, v.Scalar() + " is out of range " + spec.range.describe());
-        values[key] = *r;
-        break;
-      }
-      case ParamType::string:
-        values[key] = v.Scalar();
-        break;
-      case ParamType::choice: {
-        const std::string& s = v.Scalar();
-        if (std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end()) {
-          std::string best;
-          std::size_t bestD = std::string::npos;
-          for (const auto& c : spec.choices)
-            if (editDistance(s, c) < bestD) bestD = editDistance(s, c), best = c;
-          std::string msg = "'" + s + "' is not one of " + spec.rangeString();
-          if (bestD <= std::max<std::size_t>(2, s.size() / 3)) msg += "; did you mean '" + best + "'?";
-          return fail(at, key, msg);
-        }
-        values[key] = s;
-        break;
-      }
-      case ParamType::realList: {
-        if (!v.IsSequence()) return fail(at, key, "expected a list of reals like [0, 0, -9.81], got " + shown(v));
-        std::vector<double> out;
-        for (const auto& e : v) {
-          auto r = e.IsScalar() ? parseReal(e.Scalar()) : std::nullopt;
-          if (!r || std::isnan(*r)) return fail(at, key, "list entry " + shown(e) + " is not a real number");
-          if (std::isinf(*r)) return fail(at, key, "list entry " + shown(e) + " is infinite; entries must be finite");
-          out.push_back(*r);
-        }
-        if (spec.listSize >= 0 && static_cast<int>(out.size()) != spec.listSize)
-          return fail(at, key, str("expected ", spec.listSize, " values, got ", out.size()));
-        values[key] = out;
-        break;
-      }
-      case ParamType::tree:
-        break;
+// A real number: not NaN, finite unless the key takes infinity, inside the range.
+void checkReal(const ParamSpec& spec, const YAML::Node& v, const std::string& at, Validation& val) {
+  const std::string& key = spec.key;
+  auto r = parseReal(v.Scalar());
+  if (!r) return val.fail(at, key, "expected a real number, got " + shown(v));
+  if (std::isnan(*r)) return val.fail(at, key, "is NaN");
+  if (std::isinf(*r) && spec.infinity.empty())
+    return val.fail(at, key, v.Scalar() + " is infinite; this key takes finite values only (range " +
+                                 (spec.range.describe().empty() ? "any finite" : spec.range.describe()) + ")");
+  if (!spec.range.contains(*r))
+    return val.fail(at, key, v.Scalar() + " is out of range " + spec.range.describe());
+  val.values[key] = *r;
+}
+
+// One of the declared choices; a near miss gets the closest choice as a suggestion.
+void checkChoice(const ParamSpec& spec, const YAML::Node& v, const std::string& at, Validation& val) {
+  const std::string& key = spec.key;
+  const std::string& s = v.Scalar();
+  if (std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end()) {
+    std::string best;
+    std::size_t bestD = std::string::npos;
+    for (const auto& c : spec.choices)
+      if (editDistance(s, c) < bestD) bestD = editDistance(s, c), best = c;
+    std::string msg = "'" + s + "' is not one of " + spec.rangeString();
+    if (bestD <= std::max<std::size_t>(2, s.size() / 3)) msg += "; did you mean '" + best + "'?";
+    return val.fail(at, key, msg);
+  }
+  val.values[key] = s;
+}
+
+// A list of finite reals, of the declared size if there is one.
+void checkRealList(const ParamSpec& spec, const YAML::Node& v, const std::string& at, Validation& val) {
+  const std::string& key = spec.key;
+  if (!v.IsSequence()) return val.fail(at, key, "expected a list of reals like [0, 0, -9.81], got " + shown(v));
+  std::vector<double> out;
+  for (const auto& e : v) {
+    auto r = e.IsScalar() ? parseReal(e.Scalar()) : std::nullopt;
+    if (!r || std::isnan(*r)) return val.fail(at, key, "list entry " + shown(e) + " is not a real number");
+    if (std::isinf(*r)) return val.fail(at, key, "list entry " + shown(e) + " is infinite; entries must be finite");
+    out.push_back(*r);
+  }
+  if (spec.listSize >= 0 && static_cast<int>(out.size()) != spec.listSize)
+    return val.fail(at, key, str("expected ", spec.listSize, " values, got ", out.size()));
+  val.values[key] = out;
+}
+
+// The value v given at `at` for a declared key: stored when it is valid, else a problem reported.
+void checkValue(const ParamSpec& spec, const YAML::Node& v, const std::string& at, Validation& val) {
+  const std::string& key = spec.key;
+  if (spec.type == ParamType::tree) return;
+  if (v.IsNull()) return val.fail(at, key, "has no value (expected " + typeName(spec.type) + ")");
+  if (spec.type != ParamType::realList && !v.IsScalar())
+    return val.fail(at, key, "expected " + typeName(spec.type) + ", got " + shown(v));
+  switch (spec.type) {
+    case ParamType::boolean: {
+      auto b = parseBool(v.Scalar());
+      if (!b) return val.fail(at, key, "expected true or false, got " + shown(v));
+      val.values[key] = *b;
+      break;
     }
-  };
-
-  std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& node,
-                                                                          const std::string& path) {
-    // yaml-cpp keeps every pair of a map, a repeated key included; lookups would see only one of
-    // them, so a repeated key or section is an error naming both places.
-    std::map<std::string, std::string> seen;
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      if (!it->first.IsScalar()) {
-        errors.push_back(locate(path, it->first) + ": " + (path.empty() ? "<top>" : path) +
-                         ": keys must be plain names");
-        continue;
-      }
-      const std::string full = path.empty() ? it->first.Scalar() : path + "." + it->first.Scalar();
-      const std::string here = locate(full, it->first);
-      if (auto [prev, fresh] = seen.emplace(it->first.Scalar(), here); !fresh) {
-        fail(here, full, "is given twice (first at " + prev->second + "); give each key once");
-        continue;
-      }
-      // A copy (a shared handle): it->second lives in the iterator's temporary proxy, so a
-      // reference to it dangles once this statement ends (ASan: stack use after scope).
-      const YAML::Node v = it->second;
-      const std::string at = locate(full, it->first);
-      if (const ParamSpec* spec = schema.find(full)) {
-        check(*spec, v, at);
-      } else if (schema.enclosingTree(full)) {
-        // inside a pass-through tree: the backend reads it as it is
-      } else if (schema.isGroup(full)) {
-        if (!v.IsMap())
-          fail(at, full, "is a group of parameters and must be a map, got " + shown(v));
-        else
-          walk(v, full);
-      } else {
-        std::string msg = "unknown key";
-        std::string best = schema.closest(full);
-        if (!best.empty()) msg += "; did you mean '" + best + "'?";
-        msg += " (kinema help lists every key)";
-        fail(at, full, msg);
-      }
+    case ParamType::integer: {
+      auto i = parseInt(v.Scalar());
+      if (!i) return val.fail(at, key, "expected an integer, got " + shown(v));
+      if (!spec.range.contains(static_cast<double>(*i)))
+        return val.fail(at, key, str(*i, " is out of range ", spec.range.describe()));
+      val.values[key] = *i;
+      break;
     }
-  };
-  walk(root_, "");
+    case ParamType::real:
+      return checkReal(spec, v, at, val);
+    case ParamType::string:
+      val.values[key] = v.Scalar();
+      break;
+    case ParamType::choice:
+      return checkChoice(spec, v, at, val);
+    case ParamType::realList:
+      return checkRealList(spec, v, at, val);
+    case ParamType::tree:
+      break;
+  }
+}
 
-  for (const auto& spec : schema.specs()) {
-    if (values.count(spec.key) || spec.type == ParamType::tree) continue;
-    if (spec.required && !lookup(spec.key)) {
-      errors.push_back(source_ + ": " + spec.key + ": missing required key (" + spec.help + ")");
+// Every key of the map `node` at `path` against the schema, groups recursively. locate(key, node)
+// names where a key was given ("file:line" or the --set).
+template <class Locate>
+void walkMap(const YAML::Node& node, const std::string& path, const ParamSchema& schema, const Locate& locate,
+             Validation& val) {
+  // yaml-cpp keeps every pair of a map, a repeated key included; lookups would see only one of
+  // them, so a repeated key or section is an error naming both places.
+  std::map<std::string, std::string> seen;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    if (!it->first.IsScalar()) {
+      val.errors.push_back(locate(path, it->first) + ": " + (path.empty() ? "<top>" : path) +
+                           ": keys must be plain names");
       continue;
     }
-    values[spec.key] = spec.defaultValue;
+    const std::string full = path.empty() ? it->first.Scalar() : path + "." + it->first.Scalar();
+    const std::string here = locate(full, it->first);
+    if (auto [prev, fresh] = seen.emplace(it->first.Scalar(), here); !fresh) {
+      val.fail(here, full, "is given twice (first at " + prev->second + "); give each key once");
+      continue;
+    }
+    // A copy (a shared handle): it->second lives in the iterator's temporary proxy, so a
+    // reference to it dangles once this statement ends (ASan: stack use after scope).
+    const YAML::Node v = it->second;
+    const std::string at = locate(full, it->first);
+    if (const ParamSpec* spec = schema.find(full)) {
+      checkValue(*spec, v, at, val);
+    } else if (schema.enclosingTree(full)) {
+      // inside a pass-through tree: the backend reads it as it is
+    } else if (schema.isGroup(full)) {
+      if (!v.IsMap())
+        val.fail(at, full, "is a group of parameters and must be a map, got " + shown(v));
+      else
+        walkMap(v, full, schema, locate, val);
+    } else {
+      std::string msg = "unknown key";
+      std::string best = schema.closest(full);
+      if (!best.empty()) msg += "; did you mean '" + best + "'?";
+      msg += " (kinema help lists every key)";
+      val.fail(at, full, msg);
+    }
   }
+}
 
+// One InputError listing every problem, if there is any.
+void throwIfErrors(const std::vector<std::string>& errors) {
   if (!errors.empty()) {
     std::string msg = errors.size() == 1 ? errors[0]
                                          : str(errors.size(), " problems in the configuration:");
@@ -325,7 +336,26 @@ void Config::validate(const ParamSchema& schema) {
       for (const auto& e : errors) msg += "\n  " + e;
     throw InputError(msg);
   }
-  values_ = std::move(values);
+}
+
+}  // namespace
+
+void Config::validate(const ParamSchema& schema) {
+  Validation val;
+  const auto locateKey = [this](const std::string& key, const YAML::Node& node) { return locate(key, node); };
+  walkMap(root_, "", schema, locateKey, val);
+
+  for (const auto& spec : schema.specs()) {
+    if (val.values.count(spec.key) || spec.type == ParamType::tree) continue;
+    if (spec.required && !lookup(spec.key)) {
+      val.errors.push_back(source_ + ": " + spec.key + ": missing required key (" + spec.help + ")");
+      continue;
+    }
+    val.values[spec.key] = spec.defaultValue;
+  }
+
+  throwIfErrors(val.errors);
+  values_ = std::move(val.values);
   schema_ = &schema;
 }
 
