@@ -30,12 +30,7 @@ SolverStats EigenDirectSolver::solve(const Vector& b, Vector& x) {
     Vector::View xv = x.view();
     fact_.solve(bv.data(), xv.data());
   };
-  if (s.rhsNorm == 0.0) {
-    x.set(0.0);
-    s.finalResidual = 0.0;
-    s.converged = true;
-    s.reason = SolverOutcome::ZeroRhs;
-  } else {
+  if (!settledByZeroRhs(s, x)) {
     factorSolve();
     s.iterations = 1;
     s.finalResidual = residual();

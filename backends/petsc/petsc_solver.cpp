@@ -276,23 +276,6 @@ SolverStats PetscLinearSolver::solve(const Vector& b, Vector& x) {
 
 namespace {
 
-// The outcome when the right-hand side settles it without a solve: true for a zero one (x = 0)
-// and for a non-finite one or non-finite initial residual (a breakdown).
-bool outcomeWithoutSolve(SolverStats& s, Vector& x) {
-  if (s.rhsNorm == 0.0) {  // the solution is exactly zero
-    x.set(0.0);
-    s.finalResidual = 0.0;
-    s.converged = true;
-    s.reason = SolverOutcome::ZeroRhs;
-    return true;
-  }
-  if (!std::isfinite(s.rhsNorm) || !std::isfinite(s.initialResidual)) {
-    s.reason = SolverOutcome::Breakdown;
-    return true;
-  }
-  return false;
-}
-
 // The outcome of a KSPSolve from PETSc's reason and whether the true residual `meets` the
 // tolerance (reached as `target`); `direct` for a direct solve or preonly, `kspType` the options' type.
 void setSolveOutcome(SolverStats& s, KSPConvergedReason reason, bool meets, SolverOutcome target, bool direct,
@@ -335,7 +318,7 @@ SolverStats PetscLinearSolver::solveOnce(const Vector& b, Vector& x) {
   s.rhsNorm = b.norm2();
   s.initialResidual = trueResidual(b, x);
   s.finalResidual = s.initialResidual;
-  if (outcomeWithoutSolve(s, x)) {
+  if (settledWithoutIterating(s, x)) {
     s.seconds = seconds();
     return s;
   }

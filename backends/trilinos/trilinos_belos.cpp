@@ -252,16 +252,7 @@ class BelosSolver final : public LinearSolver {
     // ten iterations or so).
     s.initialResidual = x.normInf() == 0.0 ? s.rhsNorm : residual(b, x);
     s.finalResidual = s.initialResidual;
-    if (s.rhsNorm == 0.0) {
-      x.set(0.0);
-      s.finalResidual = 0.0;
-      s.converged = true;
-      s.reason = SolverOutcome::ZeroRhs;
-      s.seconds = clock.seconds();
-      return s;
-    }
-    if (!std::isfinite(s.rhsNorm) || !std::isfinite(s.initialResidual)) {
-      s.reason = SolverOutcome::Breakdown;
+    if (settledWithoutIterating(s, x)) {
       s.seconds = clock.seconds();
       return s;
     }

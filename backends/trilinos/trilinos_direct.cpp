@@ -272,12 +272,7 @@ class DirectSolver final : public LinearSolver {
     SolverStats s;
     s.rhsNorm = b.norm2();
     s.initialResidual = residual();
-    if (s.rhsNorm == 0.0) {
-      x.set(0.0);
-      s.finalResidual = 0.0;
-      s.converged = true;
-      s.reason = SolverOutcome::ZeroRhs;
-    } else {
+    if (!settledByZeroRhs(s, x)) {
       fact_.solve(tb.owned(), tx.owned());
       s.iterations = 1;
       s.finalResidual = residual();

@@ -50,17 +50,7 @@ bool start(const Operator& A, const Vector& b, Vector& x, Vector& r, const Linea
   s.rhsNorm = b.norm2();
   s.initialResidual = trueResidual(A, b, x, r);
   s.finalResidual = s.initialResidual;
-  if (s.rhsNorm == 0.0) {  // the solution is exactly zero
-    x.set(0.0);
-    s.finalResidual = 0.0;
-    s.converged = true;
-    s.reason = SolverOutcome::ZeroRhs;
-    return true;
-  }
-  if (!std::isfinite(s.rhsNorm) || !std::isfinite(s.initialResidual)) {
-    s.reason = SolverOutcome::Breakdown;
-    return true;
-  }
+  if (settledWithoutIterating(s, x)) return true;
   const Target t = target(s.rhsNorm, o);
   if (s.initialResidual <= t.tol) {
     s.converged = true;

@@ -1,5 +1,7 @@
 #include "framework/la/solve_support.hpp"
 
+#include <cmath>
+
 #include "framework/core/error.hpp"
 #include "framework/la/matrix.hpp"
 
@@ -19,6 +21,22 @@ double trueResidual(const Operator& A, const Vector& b, const Vector& x, Vector&
   A.apply(x, r);
   r.axpby(1.0, b, -1.0);
   return r.norm2();
+}
+
+bool settledByZeroRhs(SolverStats& s, Vector& x) {
+  if (s.rhsNorm != 0.0) return false;
+  x.set(0.0);  // the solution is exactly zero
+  s.finalResidual = 0.0;
+  s.converged = true;
+  s.reason = SolverOutcome::ZeroRhs;
+  return true;
+}
+
+bool settledWithoutIterating(SolverStats& s, Vector& x) {
+  if (settledByZeroRhs(s, x)) return true;
+  if (std::isfinite(s.rhsNorm) && std::isfinite(s.initialResidual)) return false;
+  s.reason = SolverOutcome::Breakdown;
+  return true;
 }
 
 void checkReusePolicy(const std::string& policy, const std::string& who) {

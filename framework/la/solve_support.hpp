@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "framework/la/linear_solver.hpp"
 #include "framework/la/operator.hpp"
 
 namespace kinema::la {
@@ -14,6 +15,13 @@ namespace kinema::la {
 void checkSolveArguments(const Operator& A, const Vector& b, const Vector& x, const std::string& who);
 // r = b - A x; returns ||r||_2 (collective).
 double trueResidual(const Operator& A, const Vector& b, const Vector& x, Vector& r);
+
+// The outcome of a solve the right-hand side settles, from s.rhsNorm: b = 0 gives x = 0, converged,
+// SolverOutcome::ZeroRhs, and returns true; otherwise returns false and changes nothing.
+bool settledByZeroRhs(SolverStats& s, Vector& x);
+// The same, and (for iterative solvers) a non-finite s.rhsNorm or s.initialResidual is a
+// SolverOutcome::Breakdown: returns true with x untouched.
+bool settledWithoutIterating(SolverStats& s, Vector& x);
 
 // Checks a LinearSolverOptions::reusePreconditioner value (none | interpolation | full); throws
 // an InputError naming `who` otherwise.
