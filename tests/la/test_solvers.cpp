@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "framework/la/krylov.hpp"
 #include "framework/la/solve_support.hpp"
@@ -270,7 +271,34 @@ TEST_P(SolverTest, ZeroRightHandSide) {
     EXPECT_EQ(st.iterations, 0);
     EXPECT_EQ(st.rhsNorm, 0.0);
     EXPECT_EQ(st.finalResidual, 0.0);
+    EXPECT_EQ(st.reason, SolverOutcome::ZeroRhs);
     EXPECT_EQ(x->normInf(), 0.0);
+  }
+}
+
+// A right-hand side with a NaN is reported, never thrown: an iterative solver stops before its
+// first iteration with a breakdown and leaves x as it was; no solver claims convergence.
+TEST_P(SolverTest, NonFiniteRightHandSideIsABreakdown) {
+  System s = system(laplace(kN, 1));
+  auto b = s.A->createRangeVector();
+  b->set(1.0);
+  {
+    auto v = b->view();
+    if (!v.owned().empty()) v[0] = std::numeric_limits<double>::quiet_NaN();
+  }
+  for (const std::string& type : backend->solverTypes()) {
+    SCOPED_TRACE(type);
+    auto solver = backend->createLinearSolver(options(type, "jacobi"));
+    solver->setOperator(s.A);
+    auto x = s.A->createDomainVector();
+    x->set(3.0);
+    la::SolverStats st = solver->solve(*b, *x);
+    EXPECT_FALSE(st.converged);
+    if (type != "direct") {
+      EXPECT_EQ(st.reason, SolverOutcome::Breakdown);
+      EXPECT_EQ(st.iterations, 0);
+      EXPECT_EQ(x->normInf(), 3.0);
+    }
   }
 }
 
