@@ -394,6 +394,16 @@ YAML::Node Config::tree(const std::string& key) const {
   specFor(key, ParamType::tree);
   return lookup(key);
 }
+std::optional<std::string> Config::treeText(const std::string& key) const {
+  if (YAML::Node t = tree(key)) return yamlText(t);
+  return std::nullopt;
+}
+std::map<std::string, std::string> Config::treeEntries(const std::string& key) const {
+  std::map<std::string, std::string> out;
+  if (YAML::Node t = tree(key); t && t.IsMap())
+    for (const auto& kv : t) out[kv.first.as<std::string>()] = yamlText(kv.second);
+  return out;
+}
 bool Config::isSet(const std::string& key) const { return static_cast<bool>(lookup(key)); }
 
 std::string Config::resolvedYaml() const {

@@ -52,6 +52,12 @@ class Config {
   const std::vector<double>& getRealList(const std::string& key) const;
   // A pass-through subtree (ParamType::tree); an undefined node if the user gave none.
   YAML::Node tree(const std::string& key) const;
+  // The same subtree as YAML text (yamlText), for layers that take plain strings (framework/la, the
+  // backends' settings); nullopt if the user gave none.
+  std::optional<std::string> treeText(const std::string& key) const;
+  // A subtree that is a map, entry by entry: {key: YAML text of its value}; empty if the user gave
+  // none or it is not a map (LinearSolverOptions::native, by backend name).
+  std::map<std::string, std::string> treeEntries(const std::string& key) const;
   // True if the user (file or --set) gave this key.
   bool isSet(const std::string& key) const;
 

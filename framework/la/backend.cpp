@@ -1,6 +1,7 @@
 #include "framework/la/backend.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "framework/core/error.hpp"
 #include "framework/core/strings.hpp"
@@ -127,7 +128,7 @@ BackendPtr createBackend(const Config& config) {
   BackendSettings settings;
   for (const ParamSpec& spec : own.specs()) {
     if (spec.type == ParamType::tree) {
-      if (YAML::Node t = config.tree(spec.key)) settings[spec.key] = yamlText(t);
+      if (std::optional<std::string> t = config.treeText(spec.key)) settings[spec.key] = *t;
     } else {
       KINEMA_CHECK(spec.type == ParamType::string || spec.type == ParamType::choice, "backend '", name,
                    "': parameter ", spec.key, " is a ", typeName(spec.type), "; a backend takes strings and trees");

@@ -46,8 +46,7 @@ const ParamBindings<LinearSolverOptions>& linearSolverBindings() {
                            "trilinos: {belos: {...}, ifpack2: {...}, muelu: {...}}");
         },
         [](const Config& c, const std::string& key, O& o) {  // by backend name, as YAML text
-          if (YAML::Node native = c.tree(key); native && native.IsMap())
-            for (const auto& kv : native) o.native[kv.first.as<std::string>()] = yamlText(kv.second);
+          for (auto& [backend, text] : c.treeEntries(key)) o.native[backend] = std::move(text);
         });
     // The native option prefix: "poisson.solver" -> "poisson_solver_".
     r.thenWithPrefix([](O& o, const std::string& prefix) {

@@ -149,6 +149,22 @@ TEST(Config, PassThroughTreeIsNotChecked) {
   Config c = Config::fromString("module: poisson\nbackend:\n  petsc:\n    options: \"-ksp_monitor\"\n    anything: {x: 1}\n");
   c.validate(schema);
   EXPECT_EQ(c.tree("backend.petsc")["options"].as<std::string>(), "-ksp_monitor");
+  // The same tree as text, and entry by entry, for layers that take plain strings.
+  const std::optional<std::string> text = c.treeText("backend.petsc");
+  ASSERT_TRUE(text.has_value());
+  EXPECT_EQ(Config::fromString(*text).root()["anything"]["x"].as<int>(), 1) << *text;
+  const std::map<std::string, std::string> entries = c.treeEntries("backend.petsc");
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries.at("options"), "\"-ksp_monitor\"");  // quoted: it reads back as a string
+  EXPECT_EQ(Config::fromString(entries.at("anything")).root()["x"].as<int>(), 1);
+}
+
+TEST(Config, AbsentPassThroughTreeHasNoText) {
+  ParamSchema schema = demoSchema();
+  Config c = Config::fromString("module: poisson\n");
+  c.validate(schema);
+  EXPECT_FALSE(c.treeText("backend.petsc").has_value());
+  EXPECT_TRUE(c.treeEntries("backend.petsc").empty());
 }
 
 TEST(Config, UnreadableYamlNamesLine) {
