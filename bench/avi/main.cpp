@@ -15,8 +15,9 @@
 //     broad phase, the certificates and the forces (Engine::timeShares).
 //  3. ranks: the largest scene of part 2 through the Domain (domain.hpp, option A, README decision 57) at
 //     1 rank (rank 0 alone on Comm::self()) and at all ranks, with a distributed backend (petsc,
-//     else trilinos): wall times, the ratio, the Domain stats (epochs, windows, rollbacks,
-//     migrations). Without a distributed backend the part fails (exit 1) naming what is missing.
+//     else trilinos): wall times, the ratio, events per second per rank, the Domain stats (epochs,
+//     windows, rollbacks, migrations) and peak memory per rank from the OS. Without a distributed
+//     backend the part fails (exit 1) naming what is missing.
 //
 //   mpiexec -n 2 build/bin/bench_avi [--quick] [--parts sync,scaling,ranks] [--markdown FILE]
 //       [--ratios 1,10,100,1000] [--net NX] [--sync-time T] [--counts 20,200,2000]
@@ -60,6 +61,7 @@
 #include "modules/avi/scene_params.hpp"
 #include "bench/common/bench_util.hpp"
 #include "bench/common/idle_barrier.hpp"
+#include "bench/common/memory.hpp"
 
 using namespace kinema;
 using namespace kinema::avi;
@@ -447,11 +449,14 @@ struct DomainRun {
   Measurement m0, m;
   Counters c;
   DomainStats stats;
+  double peakMb = 0.0, growthMb = 0.0;  // max over the run's ranks: VmHWM, VmHWM - RSS before the Domain
 };
 
 DomainRun runDomain(const Comm& comm, la::Backend& backend, const Scene& scene, const EngineOptions& opt, double T,
                     int frames) {
   DomainRun r;
+  bench::resetPeakRss();
+  const long rss0 = bench::statusKb("VmRSS");
   try {
     Domain d(comm, backend, scene, opt);
     r.m0 = d.measure(0.0);
@@ -470,6 +475,9 @@ DomainRun runDomain(const Comm& comm, la::Backend& backend, const Scene& scene, 
     r.ok = false;
     r.error = ex.what();
   }
+  const long peak = bench::statusKb("VmHWM");
+  r.peakMb = comm.max(static_cast<double>(peak) / 1024.0);
+  r.growthMb = comm.max(static_cast<double>(peak - rss0) / 1024.0);
   return r;
 }
 
@@ -511,14 +519,20 @@ void partRanks(bool quick, int count, double simTime, const std::string& backend
      << " 2^-m (defaultDyadicBase) in both runs. 1 rank: rank 0 alone (Comm::self(), the Domain wraps one serial "
         "Engine); " << world.size() << " ranks: the world communicator (objects partitioned by vertex count, "
         "ghosts through the backend's vectors). Wall = the slowest rank's time in advanceTo. |dE| = |E_all(T) - "
-        "E_1(T)| / |E(0)|.\n\n"
-     << "| ranks | wall (s) | events | epochs | windows | rollbacks | migrations | sync (s) | E(T) / E(0) | min distance | intersections |\n"
-     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+        "E_1(T)| / |E(0)|. Events / s / rank = events / wall / ranks. Memory per rank from /proc/self/status, the "
+        "largest over the run's ranks: peak = VmHWM (reset before the Domain is built), growth = peak - RSS "
+        "before it (what the Domain and its run added). The scene is replicated on every rank (README "
+        "decision 48), so the growth per rank does not fall with the rank count.\n\n"
+     << "| ranks | wall (s) | events | events / s / rank | epochs | windows | rollbacks | migrations | sync (s) | "
+        "peak MB / rank | growth MB / rank | E(T) / E(0) | min distance | intersections |\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   auto row = [&](int ranks, const DomainRun& r) {
     const std::int64_t ev = r.c.forceEvents + r.c.penaltyKicks + r.c.penaltyZeroTicks + r.c.certEvents;
-    md << "| " << ranks << " | " << fmt("%.3g", r.seconds) << " | " << ev << " | " << r.stats.epochs << " | "
+    md << "| " << ranks << " | " << fmt("%.3g", r.seconds) << " | " << ev << " | "
+       << fmt("%.3g", static_cast<double>(ev) / std::max(1e-9, r.seconds) / ranks) << " | " << r.stats.epochs << " | "
        << r.stats.windows << " | " << r.stats.rollbacks << " | " << r.stats.migrations << " | "
-       << fmt("%.3g", r.stats.syncSeconds) << " | " << fmt("%.6f", r.m.total() / e0) << " | " << sci(r.m.minDistance)
+       << fmt("%.3g", r.stats.syncSeconds) << " | " << fmt("%.1f", r.peakMb) << " | " << fmt("%.1f", r.growthMb)
+       << " | " << fmt("%.6f", r.m.total() / e0) << " | " << sci(r.m.minDistance)
        << " | " << r.m.intersections << " |" << (r.ok ? "" : " " + r.error) << "\n";
   };
   row(1, one);
@@ -532,6 +546,7 @@ void partRanks(bool quick, int count, double simTime, const std::string& backend
   if (one.ok && all.ok) {
     check(one.c.forceEvents > 0 && all.c.forceEvents > 0, "ranks: force events > 0");
     if (world.size() > 1) check(all.stats.windows > 0, "ranks: the distributed run synchronises (windows > 0)");
+    check(one.peakMb > 0.0 && all.peakMb > 0.0, "ranks: peak memory per rank read from /proc/self/status");
   }
 }
 
