@@ -32,7 +32,95 @@ struct MinUnion {
   }
 };
 
+// Clusters (by root) in order of their root, laid out contiguously by vertex count: a cluster
+// goes to the rank whose share holds the midpoint of its vertex range.
+std::vector<int> placeInSceneOrder(const std::vector<int>& roots, const std::vector<std::int64_t>& size, int nv,
+                                   int ranks) {
+  const std::int64_t total = std::max<std::int64_t>(nv, 1);
+  std::vector<int> clusterRank(size.size(), 0);
+  std::int64_t before = 0;
+  for (int r : roots) {
+    const std::int64_t n = size[static_cast<std::size_t>(r)];
+    // Midpoint (before + n / 2) in units of N / (2 P): rank = floor((2 before + n) P / (2 N)).
+    const std::int64_t mid2 = 2 * before + n;
+    clusterRank[static_cast<std::size_t>(r)] =
+        static_cast<int>(std::min<std::int64_t>(ranks - 1, mid2 * ranks / (2 * total)));
+    before += n;
+  }
+  return clusterRank;
+}
+
+constexpr double kAxisSlack = 0.9;
+
+struct Centroid {
+  Vec3 c = Vec3::Zero();
+  std::int64_t weight = 0;
+  int root = 0;
+};
+
+// Recursive coordinate bisection of items [first, last) over ranks [rank0, rank0 + ranks).
+void bisect(std::vector<Centroid>& items, std::size_t first, std::size_t last, int rank0, int ranks,
+            std::vector<int>& clusterRank) {
+  if (ranks == 1 || last - first <= 1) {
+    for (std::size_t i = first; i < last; ++i) clusterRank[static_cast<std::size_t>(items[i].root)] = rank0;
+    return;
+  }
+  Vec3 lo = items[first].c, hi = items[first].c;
+  std::int64_t total = 0;
+  for (std::size_t i = first; i < last; ++i) {
+    lo = lo.cwiseMin(items[i].c);
+    hi = hi.cwiseMax(items[i].c);
+    total += items[i].weight;
+  }
+  // The longest side, the lowest axis among those within 10 % of it: a near-square region keeps
+  // its cut direction from one epoch to the next instead of flipping (and moving half its
+  // objects) as the objects move.
+  const Vec3 extent = hi - lo;
+  int axis = 0;
+  while (axis < 2 && extent[axis] < kAxisSlack * extent.maxCoeff()) ++axis;
+  const auto begin = items.begin() + static_cast<std::ptrdiff_t>(first);
+  std::sort(begin, items.begin() + static_cast<std::ptrdiff_t>(last), [axis](const Centroid& a, const Centroid& b) {
+    return a.c[axis] < b.c[axis] || (a.c[axis] == b.c[axis] && a.root < b.root);
+  });
+  // The first part takes the items whose weight midpoint lies below its share left / ranks of
+  // the total: (before + w / 2) < total * left / ranks, in integers.
+  const int left = ranks / 2;
+  std::size_t cut = first;
+  std::int64_t before = 0;
+  while (cut < last && (2 * before + items[cut].weight) * ranks < 2 * total * left) before += items[cut++].weight;
+  bisect(items, first, cut, rank0, left, clusterRank);
+  bisect(items, cut, last, rank0 + left, ranks - left, clusterRank);
+}
+
+std::vector<int> placeByBisection(const Scene& scene, const std::vector<Vec3>& x, const std::vector<int>& cluster,
+                                  const std::vector<int>& roots, const std::vector<std::int64_t>& size, int ranks) {
+  const Vertices& V = scene.vertices;
+  KINEMA_CHECK(static_cast<int>(x.size()) == V.size(), "avi partition: bisection needs one position per vertex, got ",
+               x.size(), " for ", V.size());
+  std::vector<Vec3> sum(cluster.size(), Vec3::Zero());
+  for (int a = 0; a < V.size(); ++a) {
+    const auto o = static_cast<std::size_t>(V.object[static_cast<std::size_t>(a)]);
+    sum[static_cast<std::size_t>(cluster[o])] += x[static_cast<std::size_t>(a)];
+  }
+  std::vector<Centroid> items;
+  items.reserve(roots.size());
+  for (int r : roots) {
+    const std::int64_t n = size[static_cast<std::size_t>(r)];
+    const Vec3 c = n > 0 ? Vec3(sum[static_cast<std::size_t>(r)] / static_cast<double>(n)) : Vec3::Zero();
+    items.push_back(Centroid{c, n, r});
+  }
+  std::vector<int> clusterRank(cluster.size(), 0);
+  bisect(items, 0, items.size(), 0, ranks, clusterRank);
+  return clusterRank;
+}
+
 }  // namespace
+
+PartitionRule partitionRuleFromName(const std::string& name) {
+  if (name == "scene_order") return PartitionRule::SceneOrder;
+  if (name == "bisection") return PartitionRule::Bisection;
+  throw InputError(str("avi partition: unknown rule '", name, "' (scene_order or bisection)"));
+}
 
 int objectCount(const Scene& scene) {
   int n = static_cast<int>(scene.objects.size());
@@ -41,7 +129,8 @@ int objectCount(const Scene& scene) {
 }
 
 ObjectPartition partitionObjects(const Scene& scene, const std::vector<ActiveLayers>& layers,
-                                 int ranks, const std::vector<int>& previous) {
+                                 int ranks, const std::vector<int>& previous, PartitionRule rule,
+                                 const std::vector<Vec3>& x) {
   if (ranks < 1) throw InputError(str("avi partition: the rank count must be >= 1, got ", ranks));
   const Vertices& V = scene.vertices;
   const int nv = V.size();
@@ -84,21 +173,15 @@ ObjectPartition partitionObjects(const Scene& scene, const std::vector<ActiveLay
     clusterSize[static_cast<std::size_t>(r)] += count[static_cast<std::size_t>(o)];
     ++members[static_cast<std::size_t>(r)];
   }
-
-  // Clusters in order of their smallest object (the root), laid out contiguously by vertex count.
-  const std::int64_t total = std::max<std::int64_t>(nv, 1);
-  std::vector<int> clusterRank(static_cast<std::size_t>(no), 0);
-  std::int64_t before = 0;
+  std::vector<int> roots;
   for (int r = 0; r < no; ++r) {
-    if (p.cluster[static_cast<std::size_t>(r)] != r) continue;  // not a root
+    if (p.cluster[static_cast<std::size_t>(r)] != r) continue;
+    roots.push_back(r);
     if (members[static_cast<std::size_t>(r)] > 1) ++p.clusters;
-    const std::int64_t n = clusterSize[static_cast<std::size_t>(r)];
-    // Midpoint (before + n / 2) in units of N / (2 P): rank = floor((2 before + n) P / (2 N)).
-    const std::int64_t mid2 = 2 * before + n;
-    const std::int64_t rank = std::min<std::int64_t>(ranks - 1, mid2 * ranks / (2 * total));
-    clusterRank[static_cast<std::size_t>(r)] = static_cast<int>(rank);
-    before += n;
   }
+  const std::vector<int> clusterRank =
+      rule == PartitionRule::SceneOrder ? placeInSceneOrder(roots, clusterSize, nv, ranks)
+                                        : placeByBisection(scene, x, p.cluster, roots, clusterSize, ranks);
   p.objectRank.resize(static_cast<std::size_t>(no));
   for (int o = 0; o < no; ++o)
     p.objectRank[static_cast<std::size_t>(o)] =

@@ -8,18 +8,32 @@
 // The result depends only on the scene, the active-layer list and the rank count (no state of a
 // rank enters), so every rank computes the same partition without communication.
 //
-// Rule [CHOICE]: clusters (singletons included) are ordered by their smallest object index and
-// laid out contiguously over the ranks by cumulative vertex count; a cluster goes to the rank in
-// whose share [r N / P, (r + 1) N / P) the midpoint of its vertex range falls. Without contact
-// this is the plain balanced split of the objects in scene order (scene order is usually spatial
-// order, so ranks own compact regions); a cluster sits where its first object was.
+// Two placement rules for the clusters (singletons included), both balanced by vertex count:
+//  - SceneOrder: clusters ordered by their smallest object index and laid out contiguously over
+//    the ranks by cumulative vertex count; a cluster goes to the rank in whose share
+//    [r N / P, (r + 1) N / P) the midpoint of its vertex range falls. Without contact this is the
+//    plain balanced split of the objects in scene order; a cluster sits where its first object was.
+//  - Bisection (the default of the Domain): recursive coordinate bisection of the clusters'
+//    centroids (vertex-weighted means of the given positions). A set of clusters on P ranks is cut
+//    across the longest side of its centroids' bounding box (the lowest axis within 10 % of the
+//    longest, so a near-square region keeps its cut as objects move), ordered along that axis (ties by
+//    cluster root), into a part for floor(P / 2) ranks and one for the rest, at the point where the
+//    cumulative vertex count reaches the first part's share (midpoint rule, as above); then each
+//    part is cut again. Ranks own compact regions whatever the scene order (a random ball gas), so
+//    only pairs near a cut cross ranks: fewer boundary vertices, sync events and ghosts.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "modules/avi/engine.hpp"
 #include "modules/avi/scene.hpp"
 
 namespace kinema::avi {
+
+enum class PartitionRule { SceneOrder, Bisection };
+
+// "scene_order" / "bisection" (the `avi.domain.partition` values); InputError for anything else.
+PartitionRule partitionRuleFromName(const std::string& name);
 
 struct ObjectPartition {
   std::vector<int> objectRank;  // per object
@@ -34,9 +48,13 @@ int objectCount(const Scene& scene);
 
 // `layers`: the active layers of the whole scene (any order; PointPlane pairs join nothing).
 // `previous`: the last objectRank (may be empty), only to count migrations.
+// `x`: one position per vertex, read by Bisection only (SceneOrder ignores it; empty is allowed
+// there). Every rank that passes the same inputs gets the same partition.
 // Throws InputError if ranks < 1 or a vertex's object index is negative, and Error if a pair
-// names a vertex out of range.
+// names a vertex out of range or Bisection gets positions of the wrong size.
 ObjectPartition partitionObjects(const Scene& scene, const std::vector<ActiveLayers>& layers,
-                                 int ranks, const std::vector<int>& previous = {});
+                                 int ranks, const std::vector<int>& previous = {},
+                                 PartitionRule rule = PartitionRule::SceneOrder,
+                                 const std::vector<Vec3>& x = {});
 
 }  // namespace kinema::avi

@@ -181,3 +181,119 @@ TEST(AviObjectPartition, ObjectsFromVertexTagsAndBadInput) {
   s.vertices.object[3] = 2;
   EXPECT_THROW(partitionObjects(s, {pointPoint(1, 9)}, 2), Error);
 }
+
+namespace {
+
+// Single-vertex objects on an nx x ny grid of unit spacing (x the long side when nx > ny), listed
+// in a shuffled scene order so that scene order says nothing about space.
+struct Grid {
+  Scene scene;
+  std::vector<Vec3> x;
+};
+
+Grid shuffledGrid(int nx, int ny, unsigned seed) {
+  std::vector<Vec3> cells;
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) cells.emplace_back(i, j, 0.0);
+  std::mt19937 rng(seed);
+  std::shuffle(cells.begin(), cells.end(), rng);
+  Grid g{objectsOfSizes(std::vector<int>(cells.size(), 1)), cells};
+  return g;
+}
+
+}  // namespace
+
+TEST(AviObjectPartition, BisectionCutsSpaceWhateverTheSceneOrder) {
+  // 16 x 4: at 2 ranks the cut is across x (the long side) at its middle; at 4 ranks each half
+  // (8 x 4) is cut across x again: four 4 x 4 blocks.
+  const Grid g = shuffledGrid(16, 4, 7);
+  for (int ranks : {2, 4}) {
+    const ObjectPartition p = partitionObjects(g.scene, {}, ranks, {}, PartitionRule::Bisection, g.x);
+    expectConsistent(g.scene, p, ranks);
+    for (std::int64_t c : rankCounts(p, ranks)) EXPECT_EQ(c, 64 / ranks) << ranks << " ranks";
+    const double width = 16.0 / ranks;
+    for (int a = 0; a < g.scene.vertices.size(); ++a)
+      EXPECT_EQ(p.owner[static_cast<std::size_t>(a)], static_cast<int>(g.x[static_cast<std::size_t>(a)].x() / width))
+          << "vertex at " << g.x[static_cast<std::size_t>(a)].transpose() << ", " << ranks << " ranks";
+  }
+  // The scene-order rule on the same scene mixes space: some rank's x-range overlaps another's.
+  const ObjectPartition s = partitionObjects(g.scene, {}, 2);
+  double maxX0 = -1.0, minX1 = 1e9;
+  for (int a = 0; a < g.scene.vertices.size(); ++a) {
+    const double xa = g.x[static_cast<std::size_t>(a)].x();
+    if (s.owner[static_cast<std::size_t>(a)] == 0) maxX0 = std::max(maxX0, xa);
+    else minX1 = std::min(minX1, xa);
+  }
+  EXPECT_GT(maxX0, minX1);
+  // A square (8 x 8) at 4 ranks: quadrants, the first cut across x (the lower axis of a tie).
+  const Grid q = shuffledGrid(8, 8, 11);
+  const ObjectPartition p4 = partitionObjects(q.scene, {}, 4, {}, PartitionRule::Bisection, q.x);
+  for (int a = 0; a < q.scene.vertices.size(); ++a) {
+    const Vec3& xa = q.x[static_cast<std::size_t>(a)];
+    EXPECT_EQ(p4.owner[static_cast<std::size_t>(a)], 2 * (xa.x() >= 4.0) + (xa.y() >= 4.0)) << xa.transpose();
+  }
+}
+
+TEST(AviObjectPartition, BisectionKeepsItsCutAsANearSquareGasMoves) {
+  // Centroids spanning 9 in x and 9.8 in y (x within 10 % of the longest side) keep the cut
+  // across x; stretched to 11 in y the cut turns.
+  Grid g = shuffledGrid(10, 10, 5);
+  for (Vec3& p : g.x) p.y() *= 9.8 / 9.0;
+  const ObjectPartition a = partitionObjects(g.scene, {}, 2, {}, PartitionRule::Bisection, g.x);
+  for (int v = 0; v < g.scene.vertices.size(); ++v)
+    EXPECT_EQ(a.owner[static_cast<std::size_t>(v)], g.x[static_cast<std::size_t>(v)].x() >= 5.0);
+  for (Vec3& p : g.x) p.y() *= 11.0 / 9.8;
+  const ObjectPartition b = partitionObjects(g.scene, {}, 2, a.objectRank, PartitionRule::Bisection, g.x);
+  for (int v = 0; v < g.scene.vertices.size(); ++v)
+    EXPECT_EQ(b.owner[static_cast<std::size_t>(v)], g.x[static_cast<std::size_t>(v)].y() >= 5.5);
+  EXPECT_EQ(b.migrations, 50);  // the two halves swap corners: 25 + 25 objects
+}
+
+TEST(AviObjectPartition, BisectionRandomScenesAreBalancedWholeAndDeterministic) {
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::uniform_int_distribution<int> objects(1, 40), size(1, 30);
+    std::vector<int> sizes(static_cast<std::size_t>(objects(rng)));
+    for (int& k : sizes) k = size(rng);
+    const Scene s = objectsOfSizes(sizes);
+    const int nv = s.vertices.size();
+    std::uniform_real_distribution<double> coord(-1.0, 1.0);
+    std::vector<Vec3> x(static_cast<std::size_t>(nv));
+    for (Vec3& p : x) p = Vec3(coord(rng), coord(rng), coord(rng));
+    std::uniform_int_distribution<int> vertex(0, nv - 1);
+    std::vector<ActiveLayers> layers;
+    const int pairs = std::uniform_int_distribution<int>(0, 6)(rng);
+    for (int k = 0; k < pairs; ++k) layers.push_back(pointPoint(vertex(rng), vertex(rng), 1 + k % 3));
+    for (int ranks = 1; ranks <= 5; ++ranks) {
+      const ObjectPartition p = partitionObjects(s, layers, ranks, {}, PartitionRule::Bisection, x);
+      expectConsistent(s, p, ranks);
+      for (const ActiveLayers& l : layers)
+        EXPECT_EQ(p.owner[static_cast<std::size_t>(l.key.a[0])], p.owner[static_cast<std::size_t>(l.key.b[0])]);
+      // Balance: every cut misses its share by at most half the largest cluster, and a rank's
+      // count passes through ceil(log2 P) cuts.
+      std::vector<std::int64_t> clusterSize(sizes.size(), 0);
+      for (std::size_t o = 0; o < sizes.size(); ++o) clusterSize[static_cast<std::size_t>(p.cluster[o])] += sizes[o];
+      const double largest = static_cast<double>(*std::max_element(clusterSize.begin(), clusterSize.end()));
+      const double levels = std::ceil(std::log2(static_cast<double>(ranks)));
+      for (std::int64_t c : rankCounts(p, ranks))
+        EXPECT_LE(std::abs(static_cast<double>(c) - static_cast<double>(nv) / ranks), std::max(1.0, levels) * largest)
+            << "trial " << trial << ", " << ranks << " ranks";
+      // The same partition for a shuffled layer list; the same clusters as the scene-order rule.
+      std::vector<ActiveLayers> shuffled = layers;
+      std::shuffle(shuffled.begin(), shuffled.end(), rng);
+      const ObjectPartition q = partitionObjects(s, shuffled, ranks, {}, PartitionRule::Bisection, x);
+      EXPECT_EQ(q.objectRank, p.objectRank);
+      EXPECT_EQ(partitionObjects(s, layers, ranks).cluster, p.cluster);
+    }
+  }
+}
+
+TEST(AviObjectPartition, BisectionBadInput) {
+  const Grid g = shuffledGrid(4, 2, 1);
+  std::vector<Vec3> shortList(g.x.begin(), g.x.end() - 1);
+  EXPECT_THROW(partitionObjects(g.scene, {}, 2, {}, PartitionRule::Bisection, shortList), Error);
+  EXPECT_EQ(partitionRuleFromName("bisection"), PartitionRule::Bisection);
+  EXPECT_EQ(partitionRuleFromName("scene_order"), PartitionRule::SceneOrder);
+  const std::string msg = test::messageOf<InputError>([] { partitionRuleFromName("metis"); });
+  EXPECT_NE(msg.find("metis"), std::string::npos) << msg;
+}
