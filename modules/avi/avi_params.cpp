@@ -86,6 +86,10 @@ const ParamBindings<AviParams>& bindings() {
     r.real("broad_phase.margin", field(&P::engine, &E::margin), Range::nonNegative(),
            "broad-phase margin delta: pairs within 2 eta + delta are candidates, valid until some vertex has "
            "moved delta / 2 since the last rebuild; 0 = 2 eta");
+    r.choice("domain.partition", field(&P::engine, &E::partition), {"bisection", "scene_order"},
+             "placement of objects and contact clusters on ranks at every epoch start (more than one rank; README "
+             "decision 57, step 2), both balanced by vertex count: bisection = recursive coordinate bisection of "
+             "their centroids (compact regions, few pairs across ranks), scene_order = contiguous in scene order");
     r.then([](P& p) { p.engine.bruteForce = p.mode == "brute_force"; });
     return r;
   }();

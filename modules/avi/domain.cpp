@@ -155,6 +155,7 @@ struct Domain::Impl {
 
   // ---- partitioned mode ----
   Partition partition;
+  PartitionRule rule = PartitionRule::Bisection;
   std::vector<int> objectRank;
   std::vector<std::vector<std::int32_t>> ownedBy;  // per rank, increasing
   std::unique_ptr<GhostExchange> ghosts;
@@ -356,7 +357,8 @@ struct Domain::Impl {
     state0 = std::move(st);
     layers0 = std::move(layers);
     epochCap = kInf;
-    ObjectPartition p = partitionObjects(scene, layers0, size, objectRank);
+    const double t0 = seconds();
+    ObjectPartition p = partitionObjects(scene, layers0, size, objectRank, rule, state0.x);
     stats.migrations += p.migrations;
     objectRank = std::move(p.objectRank);
     partition.rank = rank;
@@ -366,6 +368,7 @@ struct Domain::Impl {
     for (std::size_t a = 0; a < partition.owner.size(); ++a)
       ownedBy[static_cast<std::size_t>(partition.owner[a])].push_back(static_cast<std::int32_t>(a));
     buildEngine();
+    stats.epochSeconds += seconds() - t0;
     ++stats.epochs;
   }
 
@@ -375,7 +378,9 @@ struct Domain::Impl {
     stalls = cap <= epochStart ? stalls + 1 : 0;
     KINEMA_CHECK(stalls < 64, "avi domain: no progress over 64 rollbacks at t = ", epochStart);
     sameOwners = true;
+    const double t0 = seconds();
     buildEngine();
+    stats.epochSeconds += seconds() - t0;
     epochCap = cap;
     time = epochStart;
     ++stats.rollbacks;
@@ -478,6 +483,7 @@ Domain::Domain(Comm comm, la::Backend& backend, Scene scene, const EngineOptions
   d.size = comm.size();
   d.rank = comm.rank();
   d.options = options;
+  d.rule = partitionRuleFromName(options.partition);
   d.scene = std::move(scene);
   if (d.size == 1) {
     d.engine = std::make_unique<Engine>(d.scene, d.options);

@@ -33,6 +33,8 @@ struct DomainStats {
   std::int64_t rollbacks = 0;
   std::int64_t migrations = 0;   // objects moved to another rank
   double syncSeconds = 0.0;      // time in ghost exchange and reductions
+  double epochSeconds = 0.0;     // time in epoch starts and rollbacks: partition, engine builds
+                                 // (the epoch gather is in syncSeconds)
 };
 
 class Domain {

@@ -32,6 +32,10 @@ struct EngineOptions {
   // the recomputation (the expiry can only grow). An early expiry is safe (ESTABLISH finds a new
   // slab). false: every certificate reading a kicked vertex is recomputed and moved (README decision 4).
   bool lazyCertificates = true;
+  // Distributed runs (the Domain, README decision 57, step 2): how objects and contact clusters
+  // are placed on ranks, "bisection" (recursive coordinate bisection of their centroids) or
+  // "scene_order" (contiguous in scene order); object_partition.hpp.
+  std::string partition = "bisection";
 };
 
 }  // namespace kinema::avi

@@ -193,8 +193,9 @@ Scene tetraGas() {
   return s;
 }
 
-EngineOptions gasOptions() {
+EngineOptions gasOptions(const std::string& partition = "bisection") {
   EngineOptions o;
+  o.partition = partition;
   o.dyadicBase = 1.0;  // every step on a dyadic lattice 2^-m (README decision 57, step 1)
   o.margin = 0.3;
   return o;
@@ -244,7 +245,8 @@ double maxDiff(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
   return d;
 }
 
-void checkGas(const std::string& backendName) {
+// `partition`: the Domain's placement rule (object_partition.hpp); the serial reference is the same.
+void checkGas(const std::string& backendName, const std::string& partition) {
   const Comm world = Comm::world();
   const int P = world.size();
   const Reference& ref = reference();
@@ -252,7 +254,7 @@ void checkGas(const std::string& backendName) {
   ASSERT_GT(ref.counters.penaltyKicks, 100);
   ASSERT_GE(ref.counters.deepestLayer, 2) << "kicks " << ref.counters.penaltyKicks;
   auto backend = la::createBackend(backendName);
-  Domain d(world, *backend, tetraGas(), gasOptions());
+  Domain d(world, *backend, tetraGas(), gasOptions(partition));
   double worst = 0.0;
   std::vector<Vec3> x;
   for (std::size_t k = 0; k < kTimes.size(); ++k) {
@@ -262,7 +264,7 @@ void checkGas(const std::string& backendName) {
     d.gatherPositions(T, x);
     const double diff = maxDiff(x, ref.x[k]);
     worst = std::max(worst, diff);
-    EXPECT_LE(diff, 1e-10 * kSize) << backendName << " at " << P << " ranks, t = " << T;
+    EXPECT_LE(diff, 1e-10 * kSize) << backendName << ", " << partition << " at " << P << " ranks, t = " << T;
     const Measurement m = d.measure(T);
     EXPECT_EQ(m.intersections, 0) << "t = " << T;
     EXPECT_GT(m.minDistance, 0.0) << "t = " << T;
@@ -290,7 +292,7 @@ void checkGas(const std::string& backendName) {
     EXPECT_EQ(st.windows, 0);
   }
   if (world.isRoot())
-    std::cout << "[avi domain] " << backendName << " at " << P << " ranks: max |x - x_serial| = " << worst
+    std::cout << "[avi domain] " << backendName << ", " << partition << " at " << P << " ranks: max |x - x_serial| = " << worst
               << " (" << worst / kSize << " of the scene size); epochs " << st.epochs << ", windows "
               << st.windows << ", rollbacks " << st.rollbacks << ", migrations " << st.migrations
               << ", sync " << st.syncSeconds << " s; kicks " << c.penaltyKicks << " (serial "
@@ -298,11 +300,11 @@ void checkGas(const std::string& backendName) {
               << ref.counters.penaltyZeroTicks << "), deepest layer " << c.deepestLayer << "\n";
 
   // Checkpoint at 1.5 continued to 3.0: bitwise at one rank, the serial trajectory at any.
-  Domain a(world, *backend, tetraGas(), gasOptions());
+  Domain a(world, *backend, tetraGas(), gasOptions(partition));
   a.advanceTo(kTimes[1]);
   EngineState saved;
   a.save(saved);
-  Domain b(world, *backend, tetraGas(), gasOptions());
+  Domain b(world, *backend, tetraGas(), gasOptions(partition));
   b.load(saved);
   EXPECT_EQ(b.time(), kTimes[1]);
   b.advanceTo(kTimes[3]);
@@ -317,11 +319,11 @@ void checkGas(const std::string& backendName) {
     EXPECT_EQ(std::memcmp(xa.data(), xb.data(), xa.size() * sizeof(Vec3)), 0) << "restart is not bitwise";
   }
   // A state written by a one-rank domain (the serial engine's) continues at this rank count.
-  Domain one(Comm::self(), *backend, tetraGas(), gasOptions());
+  Domain one(Comm::self(), *backend, tetraGas(), gasOptions(partition));
   one.advanceTo(kTimes[1]);
   EngineState serialState;
   one.save(serialState);
-  Domain c2(world, *backend, tetraGas(), gasOptions());
+  Domain c2(world, *backend, tetraGas(), gasOptions(partition));
   c2.load(serialState);
   c2.advanceTo(kTimes[3]);
   c2.gatherPositions(kTimes[3], xb);
@@ -342,12 +344,12 @@ TEST(AviGhostExchange, Trilinos) {
 
 TEST(AviDomain, FreeSceneMatchesSerialPetsc) {
   ASSERT_TRUE(haveBackend("petsc")) << "petsc backend not built: the test suite needs every backend";
-  checkGas("petsc");
+  checkGas("petsc", "bisection");
 }
 
 TEST(AviDomain, FreeSceneMatchesSerialTrilinos) {
   ASSERT_TRUE(haveBackend("trilinos")) << "trilinos backend not built: the test suite needs every backend";
-  checkGas("trilinos");
+  checkGas("trilinos", "scene_order");
 }
 
 // A rank-local event speeds a vertex up so much that the broad phase of the epoch expires inside
