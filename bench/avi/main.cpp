@@ -523,15 +523,15 @@ void partRanks(bool quick, int count, double simTime, const std::string& backend
         "largest over the run's ranks: peak = VmHWM (reset before the Domain is built), growth = peak - RSS "
         "before it (what the Domain and its run added). The scene is replicated on every rank (README "
         "decision 48), so the growth per rank does not fall with the rank count.\n\n"
-     << "| ranks | wall (s) | events | events / s / rank | epochs | windows | rollbacks | migrations | sync (s) | "
+     << "| ranks | wall (s) | events | events / s / rank | epochs | windows | rollbacks | migrations | sync (s) | epoch starts (s) | "
         "peak MB / rank | growth MB / rank | E(T) / E(0) | min distance | intersections |\n"
-     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   auto row = [&](int ranks, const DomainRun& r) {
     const std::int64_t ev = r.c.forceEvents + r.c.penaltyKicks + r.c.penaltyZeroTicks + r.c.certEvents;
     md << "| " << ranks << " | " << fmt("%.3g", r.seconds) << " | " << ev << " | "
        << fmt("%.3g", static_cast<double>(ev) / std::max(1e-9, r.seconds) / ranks) << " | " << r.stats.epochs << " | "
        << r.stats.windows << " | " << r.stats.rollbacks << " | " << r.stats.migrations << " | "
-       << fmt("%.3g", r.stats.syncSeconds) << " | " << fmt("%.1f", r.peakMb) << " | " << fmt("%.1f", r.growthMb)
+       << fmt("%.3g", r.stats.syncSeconds) << " | " << fmt("%.3g", r.stats.epochSeconds) << " | " << fmt("%.1f", r.peakMb) << " | " << fmt("%.1f", r.growthMb)
        << " | " << fmt("%.6f", r.m.total() / e0) << " | " << sci(r.m.minDistance)
        << " | " << r.m.intersections << " |" << (r.ok ? "" : " " + r.error) << "\n";
   };
