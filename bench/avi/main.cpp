@@ -510,6 +510,15 @@ void partRanks(bool quick, int count, double simTime, const std::string& backend
   idleBarrier(world);
   if (world.isRoot()) progress("ranks: " + std::to_string(n) + " balls at " + std::to_string(world.size()) + " ranks");
   const DomainRun all = runDomain(world, *backend, scene, opt, T, frames);
+  // The same run with the scene-order placement (the rule before bisection), for the ratio.
+  DomainRun ordered;
+  if (world.size() > 1) {
+    if (world.isRoot()) progress("ranks: " + std::to_string(n) + " balls at " + std::to_string(world.size()) +
+                                 " ranks, scene-order partition");
+    EngineOptions o = opt;
+    o.partition = "scene_order";
+    ordered = runDomain(world, *backend, scene, o, T, frames);
+  }
   if (!world.isRoot()) return;
   const double e0 = std::max(1e-300, std::abs(one.m0.total()));
   md << "## 3. 1 rank against all ranks\n\n"
@@ -517,30 +526,42 @@ void partRanks(bool quick, int count, double simTime, const std::string& backend
      << " s, measured at " << frames << " common times) through the Domain (domain.hpp, option A, README decision 57), backend "
      << name << ", steps rounded down to the dyadic lattice " << sci(opt.dyadicBase)
      << " 2^-m (defaultDyadicBase) in both runs. 1 rank: rank 0 alone (Comm::self(), the Domain wraps one serial "
-        "Engine); " << world.size() << " ranks: the world communicator (objects partitioned by vertex count, "
-        "ghosts through the backend's vectors). Wall = the slowest rank's time in advanceTo. |dE| = |E_all(T) - "
+        "Engine); " << world.size() << " ranks: the world communicator, objects and contact clusters placed "
+        "on ranks at every epoch start by recursive coordinate bisection of their centroids (bisection, the "
+        "default of avi.domain.partition) or contiguously in scene order (scene_order; the balls are scattered "
+        "at random, so this mixes space), balanced by vertex count, ghosts through the backend's vectors. Wall = the slowest rank's time in advanceTo. |dE| = |E_all(T) - "
         "E_1(T)| / |E(0)|. Events / s / rank = events / wall / ranks. Memory per rank from /proc/self/status, the "
         "largest over the run's ranks: peak = VmHWM (reset before the Domain is built), growth = peak - RSS "
         "before it (what the Domain and its run added). The scene is replicated on every rank (README "
         "decision 48), so the growth per rank does not fall with the rank count.\n\n"
-     << "| ranks | wall (s) | events | events / s / rank | epochs | windows | rollbacks | migrations | sync (s) | epoch starts (s) | "
+     << "| ranks | partition | wall (s) | events | events / s / rank | epochs | windows | rollbacks | migrations | sync (s) | epoch starts (s) | "
         "peak MB / rank | growth MB / rank | E(T) / E(0) | min distance | intersections |\n"
-     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
-  auto row = [&](int ranks, const DomainRun& r) {
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  auto row = [&](int ranks, const std::string& rule, const DomainRun& r) {
     const std::int64_t ev = r.c.forceEvents + r.c.penaltyKicks + r.c.penaltyZeroTicks + r.c.certEvents;
-    md << "| " << ranks << " | " << fmt("%.3g", r.seconds) << " | " << ev << " | "
+    md << "| " << ranks << " | " << rule << " | " << fmt("%.3g", r.seconds) << " | " << ev << " | "
        << fmt("%.3g", static_cast<double>(ev) / std::max(1e-9, r.seconds) / ranks) << " | " << r.stats.epochs << " | "
        << r.stats.windows << " | " << r.stats.rollbacks << " | " << r.stats.migrations << " | "
        << fmt("%.3g", r.stats.syncSeconds) << " | " << fmt("%.3g", r.stats.epochSeconds) << " | " << fmt("%.1f", r.peakMb) << " | " << fmt("%.1f", r.growthMb)
        << " | " << fmt("%.6f", r.m.total() / e0) << " | " << sci(r.m.minDistance)
        << " | " << r.m.intersections << " |" << (r.ok ? "" : " " + r.error) << "\n";
   };
-  row(1, one);
-  row(world.size(), all);
+  row(1, "-", one);
+  row(world.size(), "bisection", all);
+  if (world.size() > 1) row(world.size(), "scene_order", ordered);
   md << "\n1 rank / " << world.size() << " ranks wall-time ratio: " << fmt("%.2f", one.seconds / std::max(1e-9, all.seconds))
-     << "; |dE| = " << sci(std::abs(all.m.total() - one.m.total()) / e0) << ".\n\n";
+     << "; |dE| = " << sci(std::abs(all.m.total() - one.m.total()) / e0) << ".";
+  if (world.size() > 1)
+    md << " scene_order / bisection wall-time ratio at " << world.size() << " ranks: "
+       << fmt("%.2f", ordered.seconds / std::max(1e-9, all.seconds)) << "; |dE| = "
+       << sci(std::abs(ordered.m.total() - one.m.total()) / e0) << ".";
+  md << "\n\n";
   check(one.ok, "ranks: the 1-rank run finishes (" + one.error + ")");
   check(all.ok, "ranks: the all-rank run finishes (" + all.error + ")");
+  if (world.size() > 1) {
+    check(ordered.ok, "ranks: the scene-order run finishes (" + ordered.error + ")");
+    check(ordered.m.intersections == 0, "ranks: no intersection with the scene-order partition");
+  }
   check(std::isfinite(one.m.total()) && std::isfinite(all.m.total()), "ranks: finite energies");
   check(one.m.intersections == 0 && all.m.intersections == 0, "ranks: no intersection");
   if (one.ok && all.ok) {
