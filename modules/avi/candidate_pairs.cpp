@@ -127,7 +127,28 @@ void CandidatePairs::hashPairs(std::vector<geometry::BodyPair>& pairs) {
     hash3_.findPairs(std::span<const geometry::Aabb<3>>(boxes3_), pairs);
 }
 
-void CandidatePairs::find(const Scene& scene, const Vertices& verts, double t, std::vector<PairKey>& out) {
+template <class Box>
+void CandidatePairs::keepNear(const Scene& scene, const std::vector<std::uint8_t>& near, std::vector<Box>& boxes) {
+  Box region;  // empty
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const Prim p = primitive(scene, np_, ne_, static_cast<int>(i));
+    for (int k = 0; k < p.n; ++k)
+      if (near[static_cast<std::size_t>(p.v[k])]) {
+        region.merge(boxes[i]);
+        break;
+      }
+  }
+  selected_.clear();
+  for (std::size_t i = 0; i < boxes.size(); ++i)
+    if (boxes[i].overlaps(region)) {
+      boxes[selected_.size()] = boxes[i];
+      selected_.push_back(static_cast<int>(i));
+    }
+  boxes.resize(selected_.size());
+}
+
+void CandidatePairs::find(const Scene& scene, const Vertices& verts, double t, std::vector<PairKey>& out,
+                          const std::vector<std::uint8_t>* near) {
   out.clear();
   const int total = np_ + ne_ + nt_;
   if (all_) {
@@ -146,6 +167,7 @@ void CandidatePairs::find(const Scene& scene, const Vertices& verts, double t, s
         for (int k = 0; k < p.n; ++k) box.merge(Eigen::Vector2d(xs_[p.v[k]].head<2>()));
         boxes2_[i] = box.inflate(inflate_);
       }
+      if (near) keepNear(scene, *near, boxes2_);
       hashPairs<2>(bodyPairs_);
     } else {
       boxes3_.resize(total);
@@ -155,8 +177,14 @@ void CandidatePairs::find(const Scene& scene, const Vertices& verts, double t, s
         for (int k = 0; k < p.n; ++k) box.merge(xs_[p.v[k]]);
         boxes3_[i] = box.inflate(inflate_);
       }
+      if (near) keepNear(scene, *near, boxes3_);
       hashPairs<3>(bodyPairs_);
     }
+    if (near)
+      for (geometry::BodyPair& bp : bodyPairs_) {
+        bp.i = selected_[static_cast<std::size_t>(bp.i)];
+        bp.j = selected_[static_cast<std::size_t>(bp.j)];
+      }
     for (const geometry::BodyPair& bp : bodyPairs_) addPair(scene, verts, bp.i, bp.j, out);
     addPlanes(scene, verts, t, true, out);
   }

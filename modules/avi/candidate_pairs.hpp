@@ -33,7 +33,13 @@ class CandidatePairs {
   double margin() const { return margin_; }
 
   // Candidate pair keys for the positions at time t, sorted by key, into `out`.
-  void find(const Scene& scene, const Vertices& verts, double t, std::vector<PairKey>& out);
+  // `near` (per vertex, may be null; the hash method only): only the pairs with a primitive that
+  // has a vertex marked in `near` are needed. The hash then holds only the primitives whose box
+  // meets the bounding box of the marked primitives' boxes (a rank's region in a partitioned
+  // run, README decision 57): every needed pair is found (its other box meets a marked box, so
+  // the region), others may be missing. With compact regions the cost falls as 1 / ranks.
+  void find(const Scene& scene, const Vertices& verts, double t, std::vector<PairKey>& out,
+            const std::vector<std::uint8_t>* near = nullptr);
 
   // Pairs of non-adjacent contact triangles (no shared vertex) whose boxes overlap for the
   // positions x (3D), sorted: candidates of the intersection diagnostics.
@@ -65,6 +71,10 @@ class CandidatePairs {
  private:
   template <int D>
   void hashPairs(std::vector<geometry::BodyPair>& pairs);
+  // Keeps the boxes that meet the region of the `near` primitives (compacted in place, their
+  // primitive indices in selected_).
+  template <class Box>
+  void keepNear(const Scene& scene, const std::vector<std::uint8_t>& near, std::vector<Box>& boxes);
   void addPair(const Scene& scene, const Vertices& verts, int i, int j, std::vector<PairKey>& out) const;
   void addPlanes(const Scene& scene, const Vertices& verts, double t, bool filter,
                  std::vector<PairKey>& out) const;
@@ -79,6 +89,7 @@ class CandidatePairs {
   std::vector<geometry::Aabb<2>> boxes2_;
   std::vector<geometry::Aabb<3>> boxes3_;
   std::vector<geometry::BodyPair> bodyPairs_;
+  std::vector<int> selected_;  // primitive index of each kept box (find with `near`)
   geometry::SpatialHash<2> hash2_;
   geometry::SpatialHash<3> hash3_;
 };

@@ -76,13 +76,16 @@ void Engine::Impl::setupPartition(const Partition* partition, double t0) {
   partitioned = partition != nullptr;
   broad.setup(scene, opt.broadPhase, opt.margin);
   measureBroad.setup(scene, "hash", opt.margin);
-  broad.find(scene, V, t0, allKeys);
+  if (!partitioned) broad.find(scene, V, t0, allKeys);
   if (partitioned) {
     KINEMA_CHECK(static_cast<int>(partition->owner.size()) == n, "partition owner has ",
                  partition->owner.size(), " entries for ", n, " vertices");
     rank = partition->rank;
     owner = partition->owner;
     for (int a = 0; a < n; ++a) ownedVertex[a] = owner[a] == rank;
+    // Only pairs with an owned primitive matter here (this rank's pairs, its boundary and ghost
+    // vertices), so the broad phase looks only around the owned region.
+    broad.find(scene, V, t0, allKeys, &ownedVertex);
     auto markIfMixed = [&](const std::int32_t* v, int m) {
       bool mixed = false;
       for (int i = 1; i < m; ++i) mixed = mixed || owner[v[i]] != owner[v[0]];
