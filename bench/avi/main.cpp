@@ -16,13 +16,15 @@
 //  3. ranks: the largest scene of part 2 through the Domain (domain.hpp, option A, README decision 57) at
 //     1 rank (rank 0 alone on Comm::self()) and at all ranks, with a distributed backend (petsc,
 //     else trilinos): wall times, the ratio, events per second per rank, the Domain stats (epochs,
-//     windows, rollbacks, migrations) and peak memory per rank from the OS. Without a distributed
+//     windows, rollbacks, migrations, epoch-start seconds) and peak memory per rank from the OS;
+//     the all-rank run once with each partition rule (avi.domain.partition: bisection, then
+//     scene_order unless --ranks-bisection-only). Without a distributed
 //     backend the part fails (exit 1) naming what is missing.
 //
 //   mpiexec -n 2 build/bin/bench_avi [--quick] [--parts sync,scaling,ranks] [--markdown FILE]
 //       [--ratios 1,10,100,1000] [--net NX] [--sync-time T] [--counts 20,200,2000]
 //       [--scaling-time T] [--ranks-count N] [--backend petsc] [--net-c-safe 0.05] [--trace]
-//       [--sync-cases net,floor,spring]
+//       [--sync-cases net,floor,spring] [--ranks-bisection-only]
 //
 // Parts sync and scaling run on rank 0 alone (serial Engine; the other ranks wait in a sleeping
 // barrier); ranks uses every rank. --quick (tiny sizes, a few seconds) is what the test suite runs;
@@ -481,7 +483,7 @@ DomainRun runDomain(const Comm& comm, la::Backend& backend, const Scene& scene, 
   return r;
 }
 
-void partRanks(bool quick, int count, double simTime, const std::string& backendName) {
+void partRanks(bool quick, int count, double simTime, const std::string& backendName, bool withSceneOrder) {
   const Comm world = Comm::world();
   std::string name = backendName;
   if (name.empty())
@@ -512,7 +514,8 @@ void partRanks(bool quick, int count, double simTime, const std::string& backend
   const DomainRun all = runDomain(world, *backend, scene, opt, T, frames);
   // The same run with the scene-order placement (the rule before bisection), for the ratio.
   DomainRun ordered;
-  if (world.size() > 1) {
+  const bool compare = withSceneOrder && world.size() > 1;
+  if (compare) {
     if (world.isRoot()) progress("ranks: " + std::to_string(n) + " balls at " + std::to_string(world.size()) +
                                  " ranks, scene-order partition");
     EngineOptions o = opt;
@@ -548,17 +551,17 @@ void partRanks(bool quick, int count, double simTime, const std::string& backend
   };
   row(1, "-", one);
   row(world.size(), "bisection", all);
-  if (world.size() > 1) row(world.size(), "scene_order", ordered);
+  if (compare) row(world.size(), "scene_order", ordered);
   md << "\n1 rank / " << world.size() << " ranks wall-time ratio: " << fmt("%.2f", one.seconds / std::max(1e-9, all.seconds))
      << "; |dE| = " << sci(std::abs(all.m.total() - one.m.total()) / e0) << ".";
-  if (world.size() > 1)
+  if (compare)
     md << " scene_order / bisection wall-time ratio at " << world.size() << " ranks: "
        << fmt("%.2f", ordered.seconds / std::max(1e-9, all.seconds)) << "; |dE| = "
        << sci(std::abs(ordered.m.total() - one.m.total()) / e0) << ".";
   md << "\n\n";
   check(one.ok, "ranks: the 1-rank run finishes (" + one.error + ")");
   check(all.ok, "ranks: the all-rank run finishes (" + all.error + ")");
-  if (world.size() > 1) {
+  if (compare) {
     check(ordered.ok, "ranks: the scene-order run finishes (" + ordered.error + ")");
     check(ordered.m.intersections == 0, "ranks: no intersection with the scene-order partition");
   }
@@ -582,6 +585,7 @@ int main(int argc, char** argv) {
   std::vector<double> ratios{1, 10, 100, 1000};
   std::vector<int> counts{20, 200, 2000};
   int net = 16, ranksCount = 0;
+  bool ranksSceneOrder = true;
   double syncTime = 50.0, scalingTime = 0.5;
   std::string markdown, backendName;
   try {
@@ -604,6 +608,7 @@ int main(int argc, char** argv) {
         for (const auto& s : splitList(next())) counts.push_back(std::stoi(s));
       } else if (a == "--scaling-time") scalingTime = std::stod(next());
       else if (a == "--ranks-count") ranksCount = std::stoi(next());
+      else if (a == "--ranks-bisection-only") ranksSceneOrder = false;
       else if (a == "--backend") backendName = next();
       else if (a == "--net-c-safe") netCSafe = std::stod(next());
       else if (a == "--trace") trace = true;
@@ -618,6 +623,7 @@ int main(int argc, char** argv) {
       std::cerr << "bench_avi: " << e.what() << "\n"
                 << "usage: bench_avi [--quick] [--parts sync,scaling,ranks] [--markdown FILE] [--ratios 1,10,100,1000]\n"
                    "       [--net NX] [--sync-time T] [--counts 20,200,2000] [--scaling-time T] [--ranks-count N]\n"
+                   "       [--ranks-bisection-only]\n"
                    "       [--backend petsc|trilinos] [--net-c-safe C] [--trace] [--sync-cases net,floor,spring]\n";
     return 64;
   }
@@ -641,7 +647,7 @@ int main(int argc, char** argv) {
   };
   if (has("sync")) timed("sync", [&] { if (world.isRoot()) partSync(quick, ratios, net, syncTime); });
   if (has("scaling")) timed("scaling", [&] { if (world.isRoot()) partScaling(quick, counts, scalingTime); });
-  if (has("ranks")) timed("ranks", [&] { partRanks(quick, ranksCount, scalingTime, backendName); });
+  if (has("ranks")) timed("ranks", [&] { partRanks(quick, ranksCount, scalingTime, backendName, ranksSceneOrder); });
   if (world.isRoot()) {
     md << "Total wall time " << fmt("%.1f", now() - t0) << " s.\n";
     std::cout << md.str();
