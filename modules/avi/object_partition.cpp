@@ -52,17 +52,28 @@ std::vector<int> placeInSceneOrder(const std::vector<int>& roots, const std::vec
 
 constexpr double kAxisSlack = 0.9;
 
+// A bisection item: a whole cluster (vertex < 0) or one vertex of a split cluster.
 struct Centroid {
   Vec3 c = Vec3::Zero();
   std::int64_t weight = 0;
   int root = 0;
+  int vertex = -1;
+};
+
+// Where the bisection put the items.
+struct Placement {
+  std::vector<int> clusterRank;  // per object index (meaningful at roots of whole clusters)
+  std::vector<int> vertexRank;   // per vertex: its rank if its cluster is split, else -1
 };
 
 // Recursive coordinate bisection of items [first, last) over ranks [rank0, rank0 + ranks).
 void bisect(std::vector<Centroid>& items, std::size_t first, std::size_t last, int rank0, int ranks,
-            std::vector<int>& clusterRank) {
+            Placement& out) {
   if (ranks == 1 || last - first <= 1) {
-    for (std::size_t i = first; i < last; ++i) clusterRank[static_cast<std::size_t>(items[i].root)] = rank0;
+    for (std::size_t i = first; i < last; ++i) {
+      if (items[i].vertex >= 0) out.vertexRank[static_cast<std::size_t>(items[i].vertex)] = rank0;
+      else out.clusterRank[static_cast<std::size_t>(items[i].root)] = rank0;
+    }
     return;
   }
   Vec3 lo = items[first].c, hi = items[first].c;
@@ -80,7 +91,8 @@ void bisect(std::vector<Centroid>& items, std::size_t first, std::size_t last, i
   while (axis < 2 && extent[axis] < kAxisSlack * extent.maxCoeff()) ++axis;
   const auto begin = items.begin() + static_cast<std::ptrdiff_t>(first);
   std::sort(begin, items.begin() + static_cast<std::ptrdiff_t>(last), [axis](const Centroid& a, const Centroid& b) {
-    return a.c[axis] < b.c[axis] || (a.c[axis] == b.c[axis] && a.root < b.root);
+    if (a.c[axis] != b.c[axis]) return a.c[axis] < b.c[axis];
+    return a.root < b.root || (a.root == b.root && a.vertex < b.vertex);
   });
   // The first part takes the items whose weight midpoint lies below its share left / ranks of
   // the total: (before + w / 2) < total * left / ranks, in integers.
@@ -88,33 +100,43 @@ void bisect(std::vector<Centroid>& items, std::size_t first, std::size_t last, i
   std::size_t cut = first;
   std::int64_t before = 0;
   while (cut < last && (2 * before + items[cut].weight) * ranks < 2 * total * left) before += items[cut++].weight;
-  bisect(items, first, cut, rank0, left, clusterRank);
-  bisect(items, cut, last, rank0 + left, ranks - left, clusterRank);
+  bisect(items, first, cut, rank0, left, out);
+  bisect(items, cut, last, rank0 + left, ranks - left, out);
 }
 
-std::vector<int> placeByBisection(const Scene& scene, const std::vector<Vec3>& x, const std::vector<int>& cluster,
-                                  const std::vector<int>& roots, const std::vector<std::int64_t>& size, int ranks) {
+// Clusters up to `splitAbove` vertices are items by their centroid; larger ones are split: each
+// of their vertices is an item.
+Placement placeByBisection(const Scene& scene, const std::vector<Vec3>& x, const std::vector<int>& cluster,
+                           const std::vector<int>& roots, const std::vector<std::int64_t>& size, int ranks,
+                           std::int64_t splitAbove) {
   const Vertices& V = scene.vertices;
   KINEMA_CHECK(static_cast<int>(x.size()) == V.size(), "avi partition: bisection needs one position per vertex, got ",
                x.size(), " for ", V.size());
   std::vector<Vec3> sum(cluster.size(), Vec3::Zero());
-  for (int a = 0; a < V.size(); ++a) {
-    const auto o = static_cast<std::size_t>(V.object[static_cast<std::size_t>(a)]);
-    sum[static_cast<std::size_t>(cluster[o])] += x[static_cast<std::size_t>(a)];
-  }
   std::vector<Centroid> items;
-  items.reserve(roots.size());
+  for (int a = 0; a < V.size(); ++a) {
+    const auto r = static_cast<std::size_t>(cluster[static_cast<std::size_t>(V.object[static_cast<std::size_t>(a)])]);
+    if (size[r] > splitAbove) items.push_back(Centroid{x[static_cast<std::size_t>(a)], 1, static_cast<int>(r), a});
+    else sum[r] += x[static_cast<std::size_t>(a)];
+  }
   for (int r : roots) {
     const std::int64_t n = size[static_cast<std::size_t>(r)];
+    if (n > splitAbove) continue;
     const Vec3 c = n > 0 ? Vec3(sum[static_cast<std::size_t>(r)] / static_cast<double>(n)) : Vec3::Zero();
-    items.push_back(Centroid{c, n, r});
+    items.push_back(Centroid{c, n, r, -1});
   }
-  std::vector<int> clusterRank(cluster.size(), 0);
-  bisect(items, 0, items.size(), 0, ranks, clusterRank);
-  return clusterRank;
+  Placement out;
+  out.clusterRank.assign(cluster.size(), 0);
+  out.vertexRank.assign(static_cast<std::size_t>(V.size()), -1);
+  bisect(items, 0, items.size(), 0, ranks, out);
+  return out;
 }
 
 }  // namespace
+
+std::int64_t splitThreshold(std::int64_t vertices, int ranks) {
+  return ranks <= 1 ? vertices : std::max<std::int64_t>(1, vertices / (2 * static_cast<std::int64_t>(ranks)));
+}
 
 PartitionRule partitionRuleFromName(const std::string& name) {
   if (name == "scene_order") return PartitionRule::SceneOrder;
@@ -179,17 +201,27 @@ ObjectPartition partitionObjects(const Scene& scene, const std::vector<ActiveLay
     roots.push_back(r);
     if (members[static_cast<std::size_t>(r)] > 1) ++p.clusters;
   }
-  const std::vector<int> clusterRank =
-      rule == PartitionRule::SceneOrder ? placeInSceneOrder(roots, clusterSize, nv, ranks)
-                                        : placeByBisection(scene, x, p.cluster, roots, clusterSize, ranks);
+  Placement place;
+  if (rule == PartitionRule::SceneOrder) {
+    place.clusterRank = placeInSceneOrder(roots, clusterSize, nv, ranks);
+    place.vertexRank.assign(static_cast<std::size_t>(nv), -1);
+  } else {
+    place = placeByBisection(scene, x, p.cluster, roots, clusterSize, ranks, splitThreshold(nv, ranks));
+  }
   p.objectRank.resize(static_cast<std::size_t>(no));
   for (int o = 0; o < no; ++o)
     p.objectRank[static_cast<std::size_t>(o)] =
-        clusterRank[static_cast<std::size_t>(p.cluster[static_cast<std::size_t>(o)])];
+        place.clusterRank[static_cast<std::size_t>(p.cluster[static_cast<std::size_t>(o)])];
+  // A split object: its vertices' ranks, and as its own rank that of its first vertex.
+  std::vector<std::uint8_t> seen(static_cast<std::size_t>(no), 0);
   p.owner.resize(static_cast<std::size_t>(nv));
-  for (int a = 0; a < nv; ++a)
-    p.owner[static_cast<std::size_t>(a)] =
-        p.objectRank[static_cast<std::size_t>(V.object[static_cast<std::size_t>(a)])];
+  for (int a = 0; a < nv; ++a) {
+    const auto o = static_cast<std::size_t>(V.object[static_cast<std::size_t>(a)]);
+    const int r = place.vertexRank[static_cast<std::size_t>(a)];
+    if (r >= 0 && !seen[o]) p.objectRank[o] = r;
+    seen[o] = 1;
+    p.owner[static_cast<std::size_t>(a)] = r >= 0 ? r : p.objectRank[o];
+  }
   if (!previous.empty())
     for (int o = 0; o < no; ++o)
       if (o >= static_cast<int>(previous.size()) ||

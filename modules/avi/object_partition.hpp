@@ -21,6 +21,11 @@
 //    cumulative vertex count reaches the first part's share (midpoint rule, as above); then each
 //    part is cut again. Ranks own compact regions whatever the scene order (a random ball gas), so
 //    only pairs near a cut cross ranks: fewer boundary vertices, sync events and ghosts.
+//    A cluster larger than splitThreshold(N, P) = N / (2 P) vertices (a cloth, or a cloth lying on
+//    the spikes it touches) is not kept whole: each of its vertices is an item of the bisection,
+//    so the big objects are cut into compact pieces and every rank gets work. Its forces and
+//    contact pairs along the cuts read vertices of two ranks: they are sync events (README
+//    decision 57, step 4), correct at any placement.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,9 +40,12 @@ enum class PartitionRule { SceneOrder, Bisection };
 // "scene_order" / "bisection" (the `avi.domain.partition` values); InputError for anything else.
 PartitionRule partitionRuleFromName(const std::string& name);
 
+// Bisection splits clusters of more than this many vertices (N / (2 P); N at one rank).
+std::int64_t splitThreshold(std::int64_t vertices, int ranks);
+
 struct ObjectPartition {
-  std::vector<int> objectRank;  // per object
-  std::vector<int> owner;       // per vertex: objectRank[vertices.object[a]]
+  std::vector<int> objectRank;  // per object (a split object: the rank of its first vertex)
+  std::vector<int> owner;       // per vertex: objectRank[vertices.object[a]] unless split
   std::vector<int> cluster;     // per object: smallest object index of its contact cluster
   std::int64_t clusters = 0;    // contact clusters with more than one object
   std::int64_t migrations = 0;  // objects whose rank differs from `previous` (0 without one)

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -57,13 +59,22 @@ std::vector<std::int64_t> rankCounts(const ObjectPartition& p, int ranks) {
   return c;
 }
 
-// Every vertex on its object's rank, every rank in range.
-void expectConsistent(const Scene& s, const ObjectPartition& p, int ranks) {
+// Every vertex on its object's rank (unless its contact cluster has more than `splitAbove`
+// vertices: bisection cuts those), every rank in range.
+void expectConsistent(const Scene& s, const ObjectPartition& p, int ranks,
+                      std::int64_t splitAbove = std::numeric_limits<std::int64_t>::max()) {
   ASSERT_EQ(p.owner.size(), static_cast<std::size_t>(s.vertices.size()));
   ASSERT_EQ(p.objectRank.size(), static_cast<std::size_t>(objectCount(s)));
+  std::vector<std::int64_t> clusterSize(p.cluster.size(), 0);
+  for (int a = 0; a < s.vertices.size(); ++a)
+    ++clusterSize[static_cast<std::size_t>(p.cluster[static_cast<std::size_t>(s.vertices.object[static_cast<std::size_t>(a)])])];
   for (int a = 0; a < s.vertices.size(); ++a) {
     const int o = s.vertices.object[static_cast<std::size_t>(a)];
-    EXPECT_EQ(p.owner[static_cast<std::size_t>(a)], p.objectRank[static_cast<std::size_t>(o)]) << "vertex " << a;
+    EXPECT_GE(p.owner[static_cast<std::size_t>(a)], 0);
+    EXPECT_LT(p.owner[static_cast<std::size_t>(a)], ranks);
+    if (clusterSize[static_cast<std::size_t>(p.cluster[static_cast<std::size_t>(o)])] <= splitAbove) {
+      EXPECT_EQ(p.owner[static_cast<std::size_t>(a)], p.objectRank[static_cast<std::size_t>(o)]) << "vertex " << a;
+    }
   }
   for (int r : p.objectRank) {
     EXPECT_GE(r, 0);
@@ -266,14 +277,22 @@ TEST(AviObjectPartition, BisectionRandomScenesAreBalancedWholeAndDeterministic) 
     for (int k = 0; k < pairs; ++k) layers.push_back(pointPoint(vertex(rng), vertex(rng), 1 + k % 3));
     for (int ranks = 1; ranks <= 5; ++ranks) {
       const ObjectPartition p = partitionObjects(s, layers, ranks, {}, PartitionRule::Bisection, x);
-      expectConsistent(s, p, ranks);
-      for (const ActiveLayers& l : layers)
-        EXPECT_EQ(p.owner[static_cast<std::size_t>(l.key.a[0])], p.owner[static_cast<std::size_t>(l.key.b[0])]);
-      // Balance: every cut misses its share by at most half the largest cluster, and a rank's
-      // count passes through ceil(log2 P) cuts.
+      const std::int64_t split = splitThreshold(nv, ranks);
+      expectConsistent(s, p, ranks, split);
       std::vector<std::int64_t> clusterSize(sizes.size(), 0);
       for (std::size_t o = 0; o < sizes.size(); ++o) clusterSize[static_cast<std::size_t>(p.cluster[o])] += sizes[o];
-      const double largest = static_cast<double>(*std::max_element(clusterSize.begin(), clusterSize.end()));
+      // Clusters up to the threshold whole.
+      for (const ActiveLayers& l : layers) {
+        const auto o = static_cast<std::size_t>(s.vertices.object[static_cast<std::size_t>(l.key.a[0])]);
+        if (clusterSize[static_cast<std::size_t>(p.cluster[o])] <= split) {
+          EXPECT_EQ(p.owner[static_cast<std::size_t>(l.key.a[0])], p.owner[static_cast<std::size_t>(l.key.b[0])]);
+        }
+      }
+      // Balance: every cut misses its share by at most half the largest item (a whole cluster
+      // up to the threshold, or one vertex), and a rank's count passes through ceil(log2 P) cuts.
+      double largest = 1.0;
+      for (std::int64_t c : clusterSize)
+        if (c <= split) largest = std::max(largest, static_cast<double>(c));
       const double levels = std::ceil(std::log2(static_cast<double>(ranks)));
       for (std::int64_t c : rankCounts(p, ranks))
         EXPECT_LE(std::abs(static_cast<double>(c) - static_cast<double>(nv) / ranks), std::max(1.0, levels) * largest)
@@ -296,4 +315,36 @@ TEST(AviObjectPartition, BisectionBadInput) {
   EXPECT_EQ(partitionRuleFromName("scene_order"), PartitionRule::SceneOrder);
   const std::string msg = test::messageOf<InputError>([] { partitionRuleFromName("metis"); });
   EXPECT_NE(msg.find("metis"), std::string::npos) << msg;
+}
+
+TEST(AviObjectPartition, BisectionCutsAnObjectLargerThanTheThreshold) {
+  // One 16 x 4 sheet (64 vertices, one object) beside 8 single-vertex objects at x = 20..27:
+  // N = 72, threshold N / (2 P) = 18 at 2 ranks, so the sheet is cut, the small objects stay whole.
+  Scene s;
+  s.vertices.resize(72);
+  std::vector<Vec3> x;
+  s.objects.push_back(ObjectInfo{"sheet", 0, 64});
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 16; ++i) {
+      x.emplace_back(i, j, 0.0);
+      s.vertices.object[x.size() - 1] = 0;
+    }
+  for (int k = 0; k < 8; ++k) {
+    s.objects.push_back(ObjectInfo{kinema::str("p", k), 64 + k, 1});
+    x.emplace_back(20 + k, 1.5, 0.0);
+    s.vertices.object[x.size() - 1] = 1 + k;
+  }
+  EXPECT_EQ(splitThreshold(72, 2), 18);
+  EXPECT_EQ(splitThreshold(72, 1), 72);
+  const ObjectPartition p = partitionObjects(s, {}, 2, {}, PartitionRule::Bisection, x);
+  expectConsistent(s, p, 2, 18);
+  EXPECT_EQ(rankCounts(p, 2), (std::vector<std::int64_t>{36, 36}));
+  // The cut across x after the 36th vertex in x order: columns 0..8 on rank 0, the rest and the
+  // small objects on rank 1.
+  for (int a = 0; a < 72; ++a)
+    EXPECT_EQ(p.owner[static_cast<std::size_t>(a)], x[static_cast<std::size_t>(a)].x() >= 9.0) << x[static_cast<std::size_t>(a)].transpose();
+  EXPECT_EQ(p.objectRank[0], 0);  // a split object: its first vertex's rank
+  // One rank: nothing is cut.
+  const ObjectPartition one = partitionObjects(s, {}, 1, {}, PartitionRule::Bisection, x);
+  for (int r : one.owner) EXPECT_EQ(r, 0);
 }
