@@ -13,7 +13,7 @@
 //     density stays fixed) at three counts over two orders of magnitude, the same simulated time:
 //     events per second by kind, certificate reschedules per event, time shares of the queue, the
 //     broad phase, the certificates and the forces (Engine::timeShares).
-//  3. ranks: the largest scene of part 2 through the Domain (domain.hpp, option A, README decision 57) at
+//  3. ranks: the largest scene of part 2 (and with --ranks-cloth R, cloth_spikes at resolution R) through the Domain (domain.hpp, option A, README decision 57) at
 //     1 rank (rank 0 alone on Comm::self()) and at all ranks, with a distributed backend (petsc,
 //     else trilinos): wall times, the ratio, events per second per rank, the Domain stats (epochs,
 //     windows, rollbacks, migrations, epoch-start seconds) and peak memory per rank from the OS;
@@ -24,7 +24,8 @@
 //   mpiexec -n 2 build/bin/bench_avi [--quick] [--parts sync,scaling,ranks] [--markdown FILE]
 //       [--ratios 1,10,100,1000] [--net NX] [--sync-time T] [--counts 20,200,2000]
 //       [--scaling-time T] [--ranks-count N] [--backend petsc] [--net-c-safe 0.05] [--trace]
-//       [--sync-cases net,floor,spring] [--ranks-bisection-only]
+//       [--sync-cases net,floor,spring] [--ranks-bisection-only] [--ranks-cloth R]
+//       [--ranks-cloth-time T]
 //
 // Parts sync and scaling run on rank 0 alone (serial Engine; the other ranks wait in a sleeping
 // barrier); ranks uses every rank. --quick (tiny sizes, a few seconds) is what the test suite runs;
@@ -444,6 +445,13 @@ void partScaling(bool quick, const std::vector<int>& counts, double simTime) {
 
 // ---- 3. 1 rank vs all ranks ------------------------------------------------------------------------
 
+struct RanksSizes {
+  int balls = 2000;            // --ranks-count (default: the largest --counts)
+  double ballsTime = 0.5;      // --scaling-time
+  int clothResolution = 0;     // --ranks-cloth R (0: no cloth scene)
+  double clothTime = 0.1;      // --ranks-cloth-time T
+};
+
 struct DomainRun {
   bool ok = true;
   std::string error;
@@ -483,7 +491,93 @@ DomainRun runDomain(const Comm& comm, la::Backend& backend, const Scene& scene, 
   return r;
 }
 
-void partRanks(bool quick, int count, double simTime, const std::string& backendName, bool withSceneOrder) {
+// One scene of part 3: 1 rank, all ranks with bisection, all ranks with scene order (optional);
+// its table, ratios and checks.
+struct RanksScene {
+  std::string label;        // e.g. "balls_2d, 2000 balls"
+  std::string description;  // the scene in a sentence
+  Scene scene;
+  double T = 0.0;
+  int frames = 1;
+};
+
+void ranksScene(const RanksScene& rs, la::Backend& backend, const std::string& backendName, bool withSceneOrder) {
+  const Comm world = Comm::world();
+  const Scene& scene = rs.scene;
+  const double T = rs.T;
+  const int frames = rs.frames;
+  EngineOptions opt;
+  opt.dyadicBase = defaultDyadicBase(scene, opt, T / frames);
+  const std::string P = std::to_string(world.size());
+  if (world.isRoot()) progress("ranks: " + rs.label + " at 1 rank");
+  DomainRun one;
+  if (world.isRoot()) one = runDomain(Comm::self(), backend, scene, opt, T, frames);
+  idleBarrier(world);
+  if (world.isRoot()) progress("ranks: " + rs.label + " at " + P + " ranks");
+  const DomainRun all = runDomain(world, backend, scene, opt, T, frames);
+  // The same run with the scene-order placement (the rule before bisection), for the ratio.
+  DomainRun ordered;
+  const bool compare = withSceneOrder && world.size() > 1;
+  if (compare) {
+    if (world.isRoot()) progress("ranks: " + rs.label + " at " + P + " ranks, scene-order partition");
+    EngineOptions o = opt;
+    o.partition = "scene_order";
+    ordered = runDomain(world, backend, scene, o, T, frames);
+  }
+  if (!world.isRoot()) return;
+  const double e0 = std::max(1e-300, std::abs(one.m0.total()));
+  md << "### " << rs.label << "\n\n"
+     << rs.description << " " << scene.vertices.size() << " vertices, T = " << T << " s, measured at " << frames
+     << " common times; backend " << backendName << ", steps rounded down to the dyadic lattice "
+     << sci(opt.dyadicBase) << " 2^-m (defaultDyadicBase) in every run.\n\n"
+     << "| ranks | partition | wall (s) | s / simulated s | events | events / s / rank | epochs | windows | rollbacks | "
+        "migrations | sync (s) | epoch starts (s) | peak MB / rank | growth MB / rank | E(T) / E(0) | min distance | "
+        "intersections |\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  auto row = [&](int ranks, const std::string& rule, const DomainRun& r) {
+    const std::int64_t ev = r.c.forceEvents + r.c.penaltyKicks + r.c.penaltyZeroTicks + r.c.certEvents;
+    md << "| " << ranks << " | " << rule << " | " << fmt("%.3g", r.seconds) << " | " << fmt("%.3g", r.seconds / T)
+       << " | " << ev << " | " << fmt("%.3g", static_cast<double>(ev) / std::max(1e-9, r.seconds) / ranks) << " | "
+       << r.stats.epochs << " | " << r.stats.windows << " | " << r.stats.rollbacks << " | " << r.stats.migrations
+       << " | " << fmt("%.3g", r.stats.syncSeconds) << " | " << fmt("%.3g", r.stats.epochSeconds) << " | "
+       << fmt("%.1f", r.peakMb) << " | " << fmt("%.1f", r.growthMb) << " | " << fmt("%.6f", r.m.total() / e0)
+       << " | " << sci(r.m.minDistance) << " | " << r.m.intersections << " |" << (r.ok ? "" : " " + r.error) << "\n";
+  };
+  row(1, "-", one);
+  row(world.size(), "bisection", all);
+  if (compare) row(world.size(), "scene_order", ordered);
+  md << "\n1 rank / " << P << " ranks wall-time ratio: " << fmt("%.2f", one.seconds / std::max(1e-9, all.seconds))
+     << "; |dE| = " << sci(std::abs(all.m.total() - one.m.total()) / e0) << ".";
+  if (compare)
+    md << " scene_order / bisection wall-time ratio at " << P << " ranks: "
+       << fmt("%.2f", ordered.seconds / std::max(1e-9, all.seconds)) << "; |dE| = "
+       << sci(std::abs(ordered.m.total() - one.m.total()) / e0) << ".";
+  md << "\n\n";
+  const std::string tag = "ranks, " + rs.label + ": ";
+  check(one.ok, tag + "the 1-rank run finishes (" + one.error + ")");
+  check(all.ok, tag + "the all-rank run finishes (" + all.error + ")");
+  if (compare) {
+    check(ordered.ok, tag + "the scene-order run finishes (" + ordered.error + ")");
+    check(ordered.m.intersections == 0, tag + "no intersection with the scene-order partition");
+  }
+  check(std::isfinite(one.m.total()) && std::isfinite(all.m.total()), tag + "finite energies");
+  check(one.m.intersections == 0 && all.m.intersections == 0, tag + "no intersection");
+  if (one.ok && all.ok) {
+    check(one.c.forceEvents > 0 && all.c.forceEvents > 0, tag + "force events > 0");
+    if (world.size() > 1) check(all.stats.windows > 0, tag + "the distributed run synchronises (windows > 0)");
+    check(one.peakMb > 0.0 && all.peakMb > 0.0, tag + "peak memory per rank read from /proc/self/status");
+  }
+}
+
+// cloth_spikes (two cloths falling onto a plate of spikes, the paper's §8.6) at `resolution` cells
+// across a cloth (the shipped scene has 6).
+Scene clothSpikes(int resolution) {
+  std::ostringstream y;
+  y << "avi:\n  scene:\n    generator: cloth_spikes\n    cloth_spikes:\n      resolution: " << resolution << "\n";
+  return generated(y.str());
+}
+
+void partRanks(bool quick, const RanksSizes& sizes, const std::string& backendName, bool withSceneOrder) {
   const Comm world = Comm::world();
   std::string name = backendName;
   if (name.empty())
@@ -500,78 +594,32 @@ void partRanks(bool quick, int count, double simTime, const std::string& backend
     return;
   }
   auto backend = la::createBackend(name);
-  const int n = quick ? 60 : count;  // quick: few windows (each a few collectives) under ctest's load
-  const double T = quick ? 0.02 : simTime;
-  const int frames = quick ? 2 : 10;
-  const Scene scene = balls(n);
-  EngineOptions opt;
-  opt.dyadicBase = defaultDyadicBase(scene, opt, T / frames);
-  if (world.isRoot()) progress("ranks: " + std::to_string(n) + " balls at 1 rank");
-  DomainRun one;
-  if (world.isRoot()) one = runDomain(Comm::self(), *backend, scene, opt, T, frames);
-  idleBarrier(world);
-  if (world.isRoot()) progress("ranks: " + std::to_string(n) + " balls at " + std::to_string(world.size()) + " ranks");
-  const DomainRun all = runDomain(world, *backend, scene, opt, T, frames);
-  // The same run with the scene-order placement (the rule before bisection), for the ratio.
-  DomainRun ordered;
-  const bool compare = withSceneOrder && world.size() > 1;
-  if (compare) {
-    if (world.isRoot()) progress("ranks: " + std::to_string(n) + " balls at " + std::to_string(world.size()) +
-                                 " ranks, scene-order partition");
-    EngineOptions o = opt;
-    o.partition = "scene_order";
-    ordered = runDomain(world, *backend, scene, o, T, frames);
+  if (world.isRoot())
+    md << "## 3. 1 rank against all ranks\n\n"
+       << "Each scene through the Domain (domain.hpp, option A, README decision 57). 1 rank: rank 0 alone "
+          "(Comm::self(), the Domain wraps one serial Engine); " << world.size() << " ranks: the world communicator, "
+          "vertices placed on ranks at every epoch start by recursive coordinate bisection (bisection, the default of "
+          "avi.domain.partition: contact clusters by their centroids, those over N / (2 P) vertices vertex by vertex) "
+          "or whole objects and clusters contiguously in scene order (scene_order), balanced by vertex count, ghosts "
+          "through the backend's vectors. Wall = the slowest rank's time in advanceTo; s / simulated s = wall / T. "
+          "|dE| = |E_all(T) - E_1(T)| / |E(0)|. Events / s / rank = events / wall / ranks. Memory per rank from "
+          "/proc/self/status, the largest over the run's ranks: peak = VmHWM (reset before the Domain is built), "
+          "growth = peak - RSS before it (what the Domain and its run added). The scene is replicated on every rank "
+          "(README decision 57), so the growth per rank does not fall with the rank count.\n\n";
+  // quick: few windows (each a few collectives) under ctest's load
+  std::vector<RanksScene> scenes;
+  const int n = quick ? 60 : sizes.balls;
+  scenes.push_back(RanksScene{"balls_2d, " + std::to_string(n) + " balls",
+                              "The ball gas of part 2 (balls_2d at the shipped density, gravity, walls):", balls(n),
+                              quick ? 0.02 : sizes.ballsTime, quick ? 2 : 10});
+  if (sizes.clothResolution > 0 || quick) {
+    const int r = quick ? 2 : sizes.clothResolution;
+    scenes.push_back(RanksScene{"cloth_spikes, resolution " + std::to_string(r),
+                                "Two cloths falling onto a plate of spikes (cloth_spikes, the paper's §8.6; shipped "
+                                "defaults but the resolution):",
+                                clothSpikes(r), quick ? 0.004 : sizes.clothTime, quick ? 2 : 10});
   }
-  if (!world.isRoot()) return;
-  const double e0 = std::max(1e-300, std::abs(one.m0.total()));
-  md << "## 3. 1 rank against all ranks\n\n"
-     << "The largest balls_2d scene of part 2 (" << scene.vertices.size() << " balls, T = " << T
-     << " s, measured at " << frames << " common times) through the Domain (domain.hpp, option A, README decision 57), backend "
-     << name << ", steps rounded down to the dyadic lattice " << sci(opt.dyadicBase)
-     << " 2^-m (defaultDyadicBase) in both runs. 1 rank: rank 0 alone (Comm::self(), the Domain wraps one serial "
-        "Engine); " << world.size() << " ranks: the world communicator, objects and contact clusters placed "
-        "on ranks at every epoch start by recursive coordinate bisection of their centroids (bisection, the "
-        "default of avi.domain.partition) or contiguously in scene order (scene_order; the balls are scattered "
-        "at random, so this mixes space), balanced by vertex count, ghosts through the backend's vectors. Wall = the slowest rank's time in advanceTo. |dE| = |E_all(T) - "
-        "E_1(T)| / |E(0)|. Events / s / rank = events / wall / ranks. Memory per rank from /proc/self/status, the "
-        "largest over the run's ranks: peak = VmHWM (reset before the Domain is built), growth = peak - RSS "
-        "before it (what the Domain and its run added). The scene is replicated on every rank (README "
-        "decision 48), so the growth per rank does not fall with the rank count.\n\n"
-     << "| ranks | partition | wall (s) | events | events / s / rank | epochs | windows | rollbacks | migrations | sync (s) | epoch starts (s) | "
-        "peak MB / rank | growth MB / rank | E(T) / E(0) | min distance | intersections |\n"
-     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
-  auto row = [&](int ranks, const std::string& rule, const DomainRun& r) {
-    const std::int64_t ev = r.c.forceEvents + r.c.penaltyKicks + r.c.penaltyZeroTicks + r.c.certEvents;
-    md << "| " << ranks << " | " << rule << " | " << fmt("%.3g", r.seconds) << " | " << ev << " | "
-       << fmt("%.3g", static_cast<double>(ev) / std::max(1e-9, r.seconds) / ranks) << " | " << r.stats.epochs << " | "
-       << r.stats.windows << " | " << r.stats.rollbacks << " | " << r.stats.migrations << " | "
-       << fmt("%.3g", r.stats.syncSeconds) << " | " << fmt("%.3g", r.stats.epochSeconds) << " | " << fmt("%.1f", r.peakMb) << " | " << fmt("%.1f", r.growthMb)
-       << " | " << fmt("%.6f", r.m.total() / e0) << " | " << sci(r.m.minDistance)
-       << " | " << r.m.intersections << " |" << (r.ok ? "" : " " + r.error) << "\n";
-  };
-  row(1, "-", one);
-  row(world.size(), "bisection", all);
-  if (compare) row(world.size(), "scene_order", ordered);
-  md << "\n1 rank / " << world.size() << " ranks wall-time ratio: " << fmt("%.2f", one.seconds / std::max(1e-9, all.seconds))
-     << "; |dE| = " << sci(std::abs(all.m.total() - one.m.total()) / e0) << ".";
-  if (compare)
-    md << " scene_order / bisection wall-time ratio at " << world.size() << " ranks: "
-       << fmt("%.2f", ordered.seconds / std::max(1e-9, all.seconds)) << "; |dE| = "
-       << sci(std::abs(ordered.m.total() - one.m.total()) / e0) << ".";
-  md << "\n\n";
-  check(one.ok, "ranks: the 1-rank run finishes (" + one.error + ")");
-  check(all.ok, "ranks: the all-rank run finishes (" + all.error + ")");
-  if (compare) {
-    check(ordered.ok, "ranks: the scene-order run finishes (" + ordered.error + ")");
-    check(ordered.m.intersections == 0, "ranks: no intersection with the scene-order partition");
-  }
-  check(std::isfinite(one.m.total()) && std::isfinite(all.m.total()), "ranks: finite energies");
-  check(one.m.intersections == 0 && all.m.intersections == 0, "ranks: no intersection");
-  if (one.ok && all.ok) {
-    check(one.c.forceEvents > 0 && all.c.forceEvents > 0, "ranks: force events > 0");
-    if (world.size() > 1) check(all.stats.windows > 0, "ranks: the distributed run synchronises (windows > 0)");
-    check(one.peakMb > 0.0 && all.peakMb > 0.0, "ranks: peak memory per rank read from /proc/self/status");
-  }
+  for (const RanksScene& rs : scenes) ranksScene(rs, *backend, name, withSceneOrder);
 }
 
 }  // namespace
@@ -586,6 +634,7 @@ int main(int argc, char** argv) {
   std::vector<int> counts{20, 200, 2000};
   int net = 16, ranksCount = 0;
   bool ranksSceneOrder = true;
+  RanksSizes ranksSizes;
   double syncTime = 50.0, scalingTime = 0.5;
   std::string markdown, backendName;
   try {
@@ -609,6 +658,8 @@ int main(int argc, char** argv) {
       } else if (a == "--scaling-time") scalingTime = std::stod(next());
       else if (a == "--ranks-count") ranksCount = std::stoi(next());
       else if (a == "--ranks-bisection-only") ranksSceneOrder = false;
+      else if (a == "--ranks-cloth") ranksSizes.clothResolution = std::stoi(next());
+      else if (a == "--ranks-cloth-time") ranksSizes.clothTime = std::stod(next());
       else if (a == "--backend") backendName = next();
       else if (a == "--net-c-safe") netCSafe = std::stod(next());
       else if (a == "--trace") trace = true;
@@ -623,11 +674,13 @@ int main(int argc, char** argv) {
       std::cerr << "bench_avi: " << e.what() << "\n"
                 << "usage: bench_avi [--quick] [--parts sync,scaling,ranks] [--markdown FILE] [--ratios 1,10,100,1000]\n"
                    "       [--net NX] [--sync-time T] [--counts 20,200,2000] [--scaling-time T] [--ranks-count N]\n"
-                   "       [--ranks-bisection-only]\n"
+                   "       [--ranks-bisection-only] [--ranks-cloth R] [--ranks-cloth-time T]\n"
                    "       [--backend petsc|trilinos] [--net-c-safe C] [--trace] [--sync-cases net,floor,spring]\n";
     return 64;
   }
   if (ranksCount <= 0) ranksCount = *std::max_element(counts.begin(), counts.end());
+  ranksSizes.balls = ranksCount;
+  ranksSizes.ballsTime = scalingTime;
   auto has = [&](const char* s) { return std::find(parts.begin(), parts.end(), s) != parts.end(); };
   // PETSc and Trilinos initialise collectively on the world at their first creation: create them
   // on every rank before rank 0 uses one alone.
@@ -647,7 +700,7 @@ int main(int argc, char** argv) {
   };
   if (has("sync")) timed("sync", [&] { if (world.isRoot()) partSync(quick, ratios, net, syncTime); });
   if (has("scaling")) timed("scaling", [&] { if (world.isRoot()) partScaling(quick, counts, scalingTime); });
-  if (has("ranks")) timed("ranks", [&] { partRanks(quick, ranksCount, scalingTime, backendName, ranksSceneOrder); });
+  if (has("ranks")) timed("ranks", [&] { partRanks(quick, ranksSizes, backendName, ranksSceneOrder); });
   if (world.isRoot()) {
     md << "Total wall time " << fmt("%.1f", now() - t0) << " s.\n";
     std::cout << md.str();
