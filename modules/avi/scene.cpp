@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <utility>
 
 #include "framework/core/error.hpp"
 #include "framework/geometry/primitive_distance.hpp"
@@ -224,9 +225,13 @@ struct ClosestPairs {
   double dmin = std::numeric_limits<double>::infinity();
   std::string first;
   double firstD = 0.0;
-  void consider(double d, const std::string& a, const std::string& b) {
+  // `names()` gives the two names; called only for an offending pair closer than the last one,
+  // so a valid scene builds no string (this runs over every candidate pair of the scene).
+  template <class Names>
+  void consider(double d, Names names) {
     dmin = std::min(dmin, d);
     if (d < 2.0 * eta && (first.empty() || d < firstD)) {  // the closest offending pair
+      const auto [a, b] = names();
       first = str(a, " and ", b);
       firstD = d;
     }
@@ -252,7 +257,8 @@ void considerPrimPairs(const Scene& sc, const std::vector<Prim>& prims, ClosestP
     const Prim* q = &prims[static_cast<std::size_t>(bp.j)];
     if (p->n > q->n) std::swap(p, q);
     if (!formedPair(sc, *p, *q) || sharesVertex(*p, *q) || allScripted(V, *p, *q)) continue;
-    closest.consider(primDistance(V, *p, *q), describePrim(sc, *p), describePrim(sc, *q));
+    closest.consider(primDistance(V, *p, *q),
+                     [&] { return std::make_pair(describePrim(sc, *p), describePrim(sc, *q)); });
   }
 }
 
@@ -264,7 +270,7 @@ void considerPlanes(const Scene& sc, ClosestPairs& closest) {
     for (std::int32_t a : sc.contactPoints) {
       if (V.scripted(a)) continue;
       closest.consider(geometry::pointPlane(V.x[a], planes[pi].normal, planes[pi].offset).d,
-                       str("point ", vertexName(sc, a)), str("plane ", pi));
+                       [&] { return std::make_pair(str("point ", vertexName(sc, a)), str("plane ", pi)); });
     }
 }
 
