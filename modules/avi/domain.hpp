@@ -5,8 +5,10 @@
 //
 // Scheme (README decisions 16 and 57, steps 1-7):
 //  - steps rounded down to dyadic levels (EngineOptions::dyadicBase, forced > 0 by the module);
-//  - objects (scene.objects) partitioned over ranks by vertex count; at every epoch start the
-//    objects joined by active contact layers (contact clusters) are moved to one rank;
+//  - at every epoch start the vertices are placed on ranks, balanced by vertex count
+//    (object_partition.hpp, EngineOptions::partition): by default recursive coordinate bisection
+//    of the contact clusters' centroids (objects joined by active layers stay on one rank), with
+//    clusters over N / (2 P) vertices cut vertex by vertex; or whole clusters in scene order;
 //  - an epoch lasts while the broad phase is valid; at its start the vertex state and the active
 //    layers are gathered, and every rank builds an Engine over the whole (replicated) scene with
 //    its Partition, so it queues only its own events;
