@@ -17,8 +17,8 @@
 //     1 rank (rank 0 alone on Comm::self()) and at all ranks, with a distributed backend (petsc,
 //     else trilinos): wall times, the ratio, events per second per rank, the Domain stats (epochs,
 //     windows, rollbacks, migrations, epoch-start seconds) and peak memory per rank from the OS;
-//     the all-rank run once with each partition rule (avi.domain.partition: bisection, then
-//     scene_order unless --ranks-bisection-only). Without a distributed
+//     bisection (avi.domain.partition) on the first p ranks for p = 2, 4, 8, ... and all ranks
+//     (the others wait), then scene_order at all ranks unless --ranks-bisection-only. Without a distributed
 //     backend the part fails (exit 1) naming what is missing.
 //
 //   mpiexec -n 2 build/bin/bench_avi [--quick] [--parts sync,scaling,ranks] [--markdown FILE]
@@ -513,8 +513,24 @@ void ranksScene(const RanksScene& rs, la::Backend& backend, const std::string& b
   DomainRun one;
   if (world.isRoot()) one = runDomain(Comm::self(), backend, scene, opt, T, frames);
   idleBarrier(world);
-  if (world.isRoot()) progress("ranks: " + rs.label + " at " + P + " ranks");
-  const DomainRun all = runDomain(world, backend, scene, opt, T, frames);
+  // Bisection on the first p ranks for p = 2, 4, 8, ... and the world size (the others wait).
+  std::vector<int> counts;
+  for (int p = 2; p < world.size(); p *= 2) counts.push_back(p);
+  if (world.size() > 1) counts.push_back(world.size());
+  std::vector<DomainRun> sweep;
+  for (int p : counts) {
+    if (world.isRoot()) progress("ranks: " + rs.label + " at " + std::to_string(p) + " ranks");
+    MPI_Comm sub = MPI_COMM_NULL;
+    MPI_Comm_split(world.raw(), world.rank() < p ? 0 : MPI_UNDEFINED, world.rank(), &sub);
+    DomainRun r;
+    if (sub != MPI_COMM_NULL) {
+      r = runDomain(Comm(sub), backend, scene, opt, T, frames);
+      MPI_Comm_free(&sub);
+    }
+    idleBarrier(world);
+    sweep.push_back(r);
+  }
+  const DomainRun all = sweep.empty() ? one : sweep.back();
   // The same run with the scene-order placement (the rule before bisection), for the ratio.
   DomainRun ordered;
   const bool compare = withSceneOrder && world.size() > 1;
@@ -530,21 +546,23 @@ void ranksScene(const RanksScene& rs, la::Backend& backend, const std::string& b
      << rs.description << " " << scene.vertices.size() << " vertices, T = " << T << " s, measured at " << frames
      << " common times; backend " << backendName << ", steps rounded down to the dyadic lattice "
      << sci(opt.dyadicBase) << " 2^-m (defaultDyadicBase) in every run.\n\n"
-     << "| ranks | partition | wall (s) | s / simulated s | events | events / s / rank | epochs | windows | rollbacks | "
-        "migrations | sync (s) | epoch starts (s) | peak MB / rank | growth MB / rank | E(T) / E(0) | min distance | "
-        "intersections |\n"
-     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+     << "| ranks | partition | wall (s) | speed-up | s / simulated s | events | events / s / rank | epochs | windows | "
+        "rollbacks | migrations | sync (s) | epoch starts (s) | peak MB / rank | peak / (1-rank peak / P) | growth MB / rank | "
+        "E(T) / E(0) | min distance | intersections |\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   auto row = [&](int ranks, const std::string& rule, const DomainRun& r) {
     const std::int64_t ev = r.c.forceEvents + r.c.penaltyKicks + r.c.penaltyZeroTicks + r.c.certEvents;
-    md << "| " << ranks << " | " << rule << " | " << fmt("%.3g", r.seconds) << " | " << fmt("%.3g", r.seconds / T)
+    md << "| " << ranks << " | " << rule << " | " << fmt("%.3g", r.seconds) << " | "
+       << fmt("%.2f", one.seconds / std::max(1e-9, r.seconds)) << " | " << fmt("%.3g", r.seconds / T)
        << " | " << ev << " | " << fmt("%.3g", static_cast<double>(ev) / std::max(1e-9, r.seconds) / ranks) << " | "
        << r.stats.epochs << " | " << r.stats.windows << " | " << r.stats.rollbacks << " | " << r.stats.migrations
        << " | " << fmt("%.3g", r.stats.syncSeconds) << " | " << fmt("%.3g", r.stats.epochSeconds) << " | "
-       << fmt("%.1f", r.peakMb) << " | " << fmt("%.1f", r.growthMb) << " | " << fmt("%.6f", r.m.total() / e0)
+       << fmt("%.1f", r.peakMb) << " | " << fmt("%.2f", r.peakMb / std::max(1e-9, one.peakMb / ranks)) << " | "
+       << fmt("%.1f", r.growthMb) << " | " << fmt("%.6f", r.m.total() / e0)
        << " | " << sci(r.m.minDistance) << " | " << r.m.intersections << " |" << (r.ok ? "" : " " + r.error) << "\n";
   };
   row(1, "-", one);
-  row(world.size(), "bisection", all);
+  for (std::size_t k = 0; k < counts.size(); ++k) row(counts[k], "bisection", sweep[k]);
   if (compare) row(world.size(), "scene_order", ordered);
   md << "\n1 rank / " << P << " ranks wall-time ratio: " << fmt("%.2f", one.seconds / std::max(1e-9, all.seconds))
      << "; |dE| = " << sci(std::abs(all.m.total() - one.m.total()) / e0) << ".";
@@ -555,7 +573,12 @@ void ranksScene(const RanksScene& rs, la::Backend& backend, const std::string& b
   md << "\n\n";
   const std::string tag = "ranks, " + rs.label + ": ";
   check(one.ok, tag + "the 1-rank run finishes (" + one.error + ")");
-  check(all.ok, tag + "the all-rank run finishes (" + all.error + ")");
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    const DomainRun& r = sweep[k];
+    const std::string at = " at " + std::to_string(counts[k]) + " ranks";
+    check(r.ok, tag + "the run" + at + " finishes (" + r.error + ")");
+    check(r.m.intersections == 0 && std::isfinite(r.m.total()), tag + "no intersection and a finite energy" + at);
+  }
   if (compare) {
     check(ordered.ok, tag + "the scene-order run finishes (" + ordered.error + ")");
     check(ordered.m.intersections == 0, tag + "no intersection with the scene-order partition");
