@@ -45,7 +45,9 @@
 #include <limits>
 
 #include "framework/core/error.hpp"
+#include "framework/geometry/primitive_distance.hpp"
 #include "framework/la/index_map.hpp"
+#include "modules/avi/candidate_pairs.hpp"
 #include "modules/avi/ghost_exchange.hpp"
 #include "modules/avi/object_partition.hpp"
 
@@ -314,6 +316,30 @@ struct Domain::Impl {
     return layers;
   }
 
+  // Intersecting non-adjacent contact triangles at T whose first triangle's first vertex this
+  // rank owns (collective: the positions are gathered). 0 for 2D scenes and fewer than 2 triangles.
+  std::int64_t triangleIntersections(double T) const {
+    if (scene.dim != 3 || scene.contactTriangles.size() < 2) return 0;
+    std::vector<Vec3> x;
+    gatherState(T, x, nullptr);
+    if (!triangleBroad) {
+      triangleBroad = std::make_unique<CandidatePairs>();
+      triangleBroad->setup(scene, "hash", options.margin);
+    }
+    std::vector<std::pair<std::int32_t, std::int32_t>> pairs;
+    triangleBroad->trianglePairs(scene, x, pairs);
+    std::int64_t n = 0;
+    for (const auto& [i, j] : pairs) {
+      const Eigen::Vector3i& A = scene.contactTriangles[static_cast<std::size_t>(i)];
+      const Eigen::Vector3i& B = scene.contactTriangles[static_cast<std::size_t>(j)];
+      if (partition.owner[static_cast<std::size_t>(A[0])] != rank) continue;
+      const auto at = [&](int a) -> const Vec3& { return x[static_cast<std::size_t>(a)]; };
+      if (geometry::trianglesIntersect(at(A[0]), at(A[1]), at(A[2]), at(B[0]), at(B[1]), at(B[2]))) ++n;
+    }
+    return n;
+  }
+  mutable std::unique_ptr<CandidatePairs> triangleBroad;  // broad phase of the triangle tests
+
   // ---- epochs ----
   void buildEngine() {
     engine.reset();
@@ -527,21 +553,35 @@ double Domain::time() const { return impl_->partitioned() ? impl_->time : impl_-
 Measurement Domain::measure(double T) const {
   const Impl& d = *impl_;
   if (!d.partitioned()) return d.engine->measure(T);
-  // The replicated state at T, measured by a serial engine on every rank (the same numbers
-  // everywhere without a broadcast). The temporary engine's own start may activate layers early
-  // (a failed certificate): the active-layer counts are those of the run, from the gathered list.
-  RawState st;
-  d.gatherRaw(st);
-  std::vector<ActiveLayers> layers = d.gatherLayers();
-  Engine probe(withState(d.scene, st), d.options, EngineStart{T, layers});
-  Measurement m = probe.measure(T);
+  // Every rank measures its own share on its engine (owned vertices, forces and pairs, whose
+  // ghosts are current at a window end), summed over the ranks; the exact triangle-triangle tests
+  // run on the gathered positions, each rank the pairs whose first triangle it owns. The
+  // active-layer counts come from the gathered list.
+  const Measurement m = d.engine->measure(T);  // reads the state only: no error to share
+  std::array<double, 11> sums = {m.kinetic, m.elastic, m.gravity, m.contact,
+                                 m.momentum.x(), m.momentum.y(), m.momentum.z(),
+                                 m.angularMomentum.x(), m.angularMomentum.y(), m.angularMomentum.z(),
+                                 static_cast<double>(m.candidatePairs)};
+  MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, d.comm.raw());
+  Measurement out;
+  out.time = T;
+  out.kinetic = sums[0];
+  out.elastic = sums[1];
+  out.gravity = sums[2];
+  out.contact = sums[3];
+  out.momentum = Vec3(sums[4], sums[5], sums[6]);
+  out.angularMomentum = Vec3(sums[7], sums[8], sums[9]);
+  out.candidatePairs = static_cast<std::int64_t>(sums[10]);
+  out.minDistance = d.comm.min(m.minDistance);
+  out.intersections = d.comm.sum(m.intersections + d.triangleIntersections(T));
+  const std::vector<ActiveLayers> layers = d.gatherLayers();
   int deepest = 0;
   for (const ActiveLayers& l : layers) deepest = std::max(deepest, l.deepest);
-  m.activePerDepth.assign(static_cast<std::size_t>(deepest), 0);
+  out.activePerDepth.assign(static_cast<std::size_t>(deepest), 0);
   for (const ActiveLayers& l : layers)
-    for (int k = 0; k < l.deepest; ++k) ++m.activePerDepth[static_cast<std::size_t>(k)];
-  m.activePairs = static_cast<std::int64_t>(layers.size());
-  return m;
+    for (int k = 0; k < l.deepest; ++k) ++out.activePerDepth[static_cast<std::size_t>(k)];
+  out.activePairs = static_cast<std::int64_t>(layers.size());
+  return out;
 }
 
 Counters Domain::counters() const {

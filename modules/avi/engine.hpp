@@ -126,6 +126,8 @@ class Engine {
   void advanceTo(double T);
   double time() const;  // the last T given to advanceTo / processAt
 
+  // With a Partition: this rank's share (owned vertices, forces and pairs; ghosts must be
+  // current), without the triangle-triangle tests, which need every vertex (Domain::measure).
   Measurement measure(double T) const;
   const Counters& counters() const;
   const TimeShares& timeShares() const;

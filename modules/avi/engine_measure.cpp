@@ -66,12 +66,13 @@ Measurement Engine::Impl::measure(double T) const {
   }
   m.candidatePairs = static_cast<std::int64_t>(pairs.size());
   // Exact triangle-triangle tests between non-adjacent contact triangles (README decision 58).
-  if (scene.dim == 3 && scene.contactTriangles.size() > 1) {
+  // Partitioned: not here (a triangle of another rank that is no ghost has stale positions); the
+  // Domain runs them on the gathered positions.
+  if (!partitioned && scene.dim == 3 && scene.contactTriangles.size() > 1) {
     measureBroad.trianglePairs(scene, xs, triPairs);
     for (const auto& [i, j] : triPairs) {
       const Eigen::Vector3i& A = scene.contactTriangles[i];
       const Eigen::Vector3i& B = scene.contactTriangles[j];
-      if (partitioned && owner[A[0]] != rank) continue;
       if (geometry::trianglesIntersect(xs[A[0]], xs[A[1]], xs[A[2]], xs[B[0]], xs[B[1]], xs[B[2]]))
         ++m.intersections;
     }
