@@ -141,6 +141,48 @@ Scene withState(const Scene& scene, const RawState& st) {
   return s;
 }
 
+// The scene one rank's engine runs (README decision 57, step 2): the state `st` and, of the
+// forces, only those touching a vertex the rank owns: the ones it kicks and the mixed ones that
+// mark its boundary vertices. They keep their scene order (same-time ties run in the serial
+// order), and p.forceIndex gets their scene indices. So the engine's force list is O(N / P), not a
+// copy of the whole scene's. The objects and drawing lists, which engines do not read, stay out.
+Scene engineScene(Scene& scene, const RawState& st, Partition& p) {
+  Scene s;
+  {
+    // Out of the copy: the whole force list, and what engines never read (objects, drawing).
+    Scene out;
+    const auto swapOut = [&] {
+      out.forces.swap(scene.forces);
+      out.objects.swap(scene.objects);
+      out.drawTriangles.swap(scene.drawTriangles);
+      out.drawEdges.swap(scene.drawEdges);
+    };
+    swapOut();
+    try {
+      s = scene;
+    } catch (...) {
+      swapOut();
+      throw;
+    }
+    swapOut();
+  }
+  s.vertices.x = st.x;
+  s.vertices.v = st.v;
+  s.vertices.t = st.t;
+  p.forceIndex.clear();
+  p.gravityElements = false;
+  for (std::size_t i = 0; i < scene.forces.size(); ++i) {
+    const ForceElement& f = scene.forces[i];
+    p.gravityElements = p.gravityElements || f.kind == ForceKind::Gravity;
+    bool touches = false;
+    for (int k = 0; k < f.n; ++k) touches = touches || p.owner[static_cast<std::size_t>(f.v[k])] == p.rank;
+    if (!touches) continue;
+    s.forces.push_back(f);
+    p.forceIndex.push_back(static_cast<std::int32_t>(i));
+  }
+  return s;
+}
+
 }  // namespace
 
 struct Domain::Impl {
@@ -345,7 +387,7 @@ struct Domain::Impl {
     engine.reset();
     // The start establishes this rank's pairs only, so it may fail on one rank alone.
     guarded([&] {
-      engine = std::make_unique<Engine>(withState(scene, state0), options, EngineStart{epochStart, layers0}, &partition);
+      engine = std::make_unique<Engine>(engineScene(scene, state0, partition), options, EngineStart{epochStart, layers0}, &partition);
     });
     const std::int64_t who = comm.min(failure ? std::int64_t{rank} : std::int64_t{size});
     if (who < size) rethrowFailure(static_cast<int>(who));

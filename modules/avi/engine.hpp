@@ -57,6 +57,13 @@ struct EngineStart {
 struct Partition {
   int rank = 0;
   std::vector<int> owner;  // per vertex
+  // The engine's scene may hold only the forces touching an owned vertex (the Domain's engines,
+  // README decision 57, step 2): forceIndex[i] is the whole scene's index of the engine's force i
+  // (increasing, so same-time ties keep the serial order; empty: the engine holds every force),
+  // and gravityElements says whether the whole scene has gravity elements (the engine's subset
+  // may have none). The Domain's engine scenes also leave out the objects and drawing lists.
+  std::vector<std::int32_t> forceIndex;
+  bool gravityElements = false;
 };
 
 struct Counters {

@@ -51,7 +51,7 @@ void Engine::Impl::onForce(int i, double t) {
       V.v[a] += dv;
       if (!V.v[a].allFinite())
         throw Error(str("avi: non-finite velocity of vertex ", a, " at t = ", t, " after the ",
-                        kindName(f.kind), " force event ", i, " (tick ", f.j, ", h = ", f.h, ")"));
+                        kindName(f.kind), " force event ", sceneForce(static_cast<std::size_t>(i)), " (tick ", f.j, ", h = ", f.h, ")"));
       noteKick(a, dv, t, "a force event");
     }
   }
@@ -188,7 +188,7 @@ void Engine::Impl::checkAfterEvent(double t, const Event* e) {
 
 std::string Engine::Impl::eventName(const Event& e) const {
   switch (e.kind) {
-    case EventKind::Force: return str("FORCE(", e.id, ", ", kindName(scene.forces[e.id].kind), ")");
+    case EventKind::Force: return str("FORCE(", sceneForce(static_cast<std::size_t>(e.id)), ", ", kindName(scene.forces[e.id].kind), ")");
     case EventKind::Penalty: return str("PENALTY(pair ", e.id, ", layer ", e.aux, ")");
     case EventKind::Cert: return str("CERT(pair ", e.id, ")");
     case EventKind::Script: return str("SCRIPT(", e.id, ", entry ", e.aux, ")");

@@ -30,6 +30,10 @@ struct Engine::Impl {
   EngineOptions opt;
   PenaltyParams prm;
   bool partitioned = false;
+  std::vector<std::int32_t> forceIndex;  // the scene's index of each force (Partition; empty: identity)
+  std::int64_t sceneForce(std::size_t i) const {
+    return forceIndex.empty() ? static_cast<std::int64_t>(i) : forceIndex[i];
+  }
   int rank = 0;
   std::vector<int> owner;                 // per vertex (empty in serial mode)
   std::vector<std::uint8_t> ownedVertex;  // per vertex

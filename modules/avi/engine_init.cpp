@@ -14,6 +14,7 @@ namespace kinema::avi {
 
 Engine::Impl::Impl(Scene s, const EngineOptions& o, const EngineStart& start, const Partition* partition)
     : scene(std::move(s)), opt(o) {
+  if (partition) forceIndex = partition->forceIndex;  // before checkInput: its messages name forces
   checkInput();
   prm.eta = scene.eta;
   prm.k = scene.k;
@@ -49,7 +50,7 @@ void Engine::Impl::checkInput() {
   const int n = scene.vertices.size();
   for (std::size_t i = 0; i < scene.forces.size(); ++i)
     if (!(scene.forces[i].h > 0.0))
-      throw InputError(str("avi engine: force ", i, " (", kindName(scene.forces[i].kind), ") has step h = ",
+      throw InputError(str("avi engine: force ", sceneForce(i), " (", kindName(scene.forces[i].kind), ") has step h = ",
                            scene.forces[i].h, " (must be > 0)"));
   if (scene.isolated.empty()) scene.isolated.assign(n, 0);
   if (static_cast<int>(scene.isolated.size()) != n)
@@ -82,6 +83,9 @@ void Engine::Impl::setupPartition(const Partition* partition, double t0) {
                  partition->owner.size(), " entries for ", n, " vertices");
     rank = partition->rank;
     owner = partition->owner;
+    KINEMA_CHECK(forceIndex.empty() || forceIndex.size() == scene.forces.size(), "partition force index has ",
+                 forceIndex.size(), " entries for ", scene.forces.size(), " forces");
+    hasGravityElements = !forceIndex.empty() && partition->gravityElements;
     for (int a = 0; a < n; ++a) ownedVertex[a] = owner[a] == rank;
     // Only pairs with an owned primitive matter here (this rank's pairs, its boundary and ghost
     // vertices), so the broad phase looks only around the owned region.

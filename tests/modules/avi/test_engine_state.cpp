@@ -124,30 +124,59 @@ TEST(AviEnginePartition, OneOwnerEqualsTheSerialEngineBitwise) {
   expectBitwiseEqual(serial, part);
 }
 
-TEST(AviEnginePartition, TwoOwnersDrivenByWindowsMatchTheSerialEngine) {
-  // The partitioned hooks of engine.hpp driven like the Domain does, with two "ranks" in one
-  // process: windows end at the earliest sync event; impulses on ghosts go to their owners;
-  // ghosts are refreshed from the owners. Springs couple discs across the split.
+// The discs of discs() coupled across x = -0.1 by springs; owner 0 left of it, 1 right.
+Scene coupledDiscs(std::vector<int>& owner) {
   Scene s = discs();
   for (int a = 0; a + 1 < s.vertices.size(); a += 3) {
     ForceElement f = makeSpring(a, a + 1, s.vertices.x[a], s.vertices.x[a + 1], 5.0, 0.0);
     f.h = 0.004;
     s.forces.push_back(f);
   }
+  owner.assign(static_cast<std::size_t>(s.vertices.size()), 0);
+  for (int a = 0; a < s.vertices.size(); ++a) owner[a] = s.vertices.x[a][0] < -0.1 ? 0 : 1;
+  return s;
+}
+
+// The scene of one owner's engine as the Domain builds it: only the forces touching an owned
+// vertex, with their scene indices in p.forceIndex.
+Scene ownerScene(const Scene& s, Partition& p) {
+  Scene out = s;
+  out.forces.clear();
+  p.forceIndex.clear();
+  for (std::size_t i = 0; i < s.forces.size(); ++i) {
+    const ForceElement& f = s.forces[i];
+    p.gravityElements = p.gravityElements || f.kind == ForceKind::Gravity;
+    bool touches = false;
+    for (int k = 0; k < f.n; ++k) touches = touches || p.owner[f.v[k]] == p.rank;
+    if (!touches) continue;
+    out.forces.push_back(f);
+    p.forceIndex.push_back(static_cast<std::int32_t>(i));
+  }
+  return out;
+}
+
+struct TwoOwnerRun {
+  std::vector<Vec3> x, v;  // at T, each vertex from its owner
+  std::int64_t kicks[2] = {0, 0};
+  double total = 0.0;
+  std::int64_t pairs = 0, forces[2] = {0, 0};
+  int windows = 0;
+};
+
+// The partitioned hooks of engine.hpp driven like the Domain does, with two "ranks" in one
+// process: windows end at the earliest sync event; impulses on ghosts go to their owners; ghosts
+// are refreshed from the owners. With `subset` each engine holds only its forces (ownerScene).
+TwoOwnerRun driveTwoOwners(const Scene& s, const std::vector<int>& owner, double T, bool subset) {
   EngineOptions o;
   o.broadPhase = "all";
-  const int n = s.vertices.size();
-  std::vector<int> owner(n);
-  for (int a = 0; a < n; ++a) owner[a] = s.vertices.x[a][0] < -0.1 ? 0 : 1;
-  Partition p0{0, owner}, p1{1, owner};
-  Engine serial(s, o);
-  Engine e0(s, o, EngineStart{}, &p0), e1(s, o, EngineStart{}, &p1);
+  Partition p0{0, owner, {}, false}, p1{1, owner, {}, false};
+  Engine e0(subset ? ownerScene(s, p0) : s, o, EngineStart{}, &p0);
+  Engine e1(subset ? ownerScene(s, p1) : s, o, EngineStart{}, &p1);
   Engine* E[2] = {&e0, &e1};
-  ASSERT_FALSE(e0.boundaryVertices().empty());
+  EXPECT_FALSE(e0.boundaryVertices().empty());
   EXPECT_EQ(e0.boundaryVertices(), e1.boundaryVertices());
-  const double T = 1.0;
+  TwoOwnerRun r;
   std::vector<Vec3> dv;
-  int windows = 0;
   for (;;) {
     const double Ts = std::min({e0.nextSyncTime(), e1.nextSyncTime(), T});
     for (Engine* e : E) e->processBefore(Ts);
@@ -163,25 +192,88 @@ TEST(AviEnginePartition, TwoOwnersDrivenByWindowsMatchTheSerialEngine) {
         const Vertices& V = E[owner[a]]->vertices();
         e->setGhostState(a, V.x[a], V.v[a], V.t[a]);
       }
-    ++windows;
+    ++r.windows;
     if (Ts >= T) break;
   }
+  for (int a = 0; a < s.vertices.size(); ++a) {
+    r.x.push_back(E[owner[a]]->vertices().at(a, T));
+    r.v.push_back(E[owner[a]]->vertices().v[a]);
+  }
+  const Measurement m0 = e0.measure(T), m1 = e1.measure(T);
+  r.total = m0.total() + m1.total();
+  r.pairs = m0.candidatePairs + m1.candidatePairs;
+  for (int k = 0; k < 2; ++k) {
+    r.kicks[k] = E[k]->counters().penaltyKicks;
+    r.forces[k] = static_cast<std::int64_t>(E[k]->scene().forces.size());
+  }
+  return r;
+}
+
+TEST(AviEnginePartition, TwoOwnersDrivenByWindowsMatchTheSerialEngine) {
+  std::vector<int> owner;
+  const Scene s = coupledDiscs(owner);
+  const double T = 1.0;
+  const TwoOwnerRun r = driveTwoOwners(s, owner, T, false);
+  EngineOptions o;
+  o.broadPhase = "all";
+  Engine serial(s, o);
   serial.advanceTo(T);
   double err = 0.0, scale = 0.0;
-  for (int a = 0; a < n; ++a) {
-    err = std::max(err, (E[owner[a]]->vertices().at(a, T) - serial.vertices().at(a, T)).norm());
-    err = std::max(err, (E[owner[a]]->vertices().v[a] - serial.vertices().v[a]).norm());
+  for (int a = 0; a < s.vertices.size(); ++a) {
+    err = std::max(err, (r.x[a] - serial.vertices().at(a, T)).norm());
+    err = std::max(err, (r.v[a] - serial.vertices().v[a]).norm());
     scale = std::max(scale, serial.vertices().at(a, T).norm());
   }
   EXPECT_GT(serial.counters().penaltyKicks, 300);
-  EXPECT_EQ(e0.counters().penaltyKicks + e1.counters().penaltyKicks, serial.counters().penaltyKicks);
+  EXPECT_EQ(r.kicks[0] + r.kicks[1], serial.counters().penaltyKicks);
   EXPECT_LE(err, 1e-10 * scale);
-  const Measurement m = serial.measure(T), m0 = e0.measure(T), m1 = e1.measure(T);
-  EXPECT_NEAR(m0.total() + m1.total(), m.total(), 1e-9 * std::abs(m.total()));
-  EXPECT_EQ(m0.candidatePairs + m1.candidatePairs, m.candidatePairs);
-  std::printf("[ partition ] %d windows, %lld + %lld kicks, max difference %.3g\n", windows,
-              static_cast<long long>(e0.counters().penaltyKicks), static_cast<long long>(e1.counters().penaltyKicks),
-              err);
+  const Measurement m = serial.measure(T);
+  EXPECT_NEAR(r.total, m.total(), 1e-9 * std::abs(m.total()));
+  EXPECT_EQ(r.pairs, m.candidatePairs);
+  std::printf("[ partition ] %d windows, %lld + %lld kicks, max difference %.3g\n", r.windows,
+              static_cast<long long>(r.kicks[0]), static_cast<long long>(r.kicks[1]), err);
+}
+
+TEST(AviEnginePartition, EnginesHoldingOnlyTheirForcesMatchEnginesHoldingAll) {
+  // The Domain gives each engine only the forces touching an owned vertex (Partition::forceIndex):
+  // same events in the same order (the subset keeps the scene order), so bitwise the same run.
+  std::vector<int> owner;
+  const Scene s = coupledDiscs(owner);
+  const TwoOwnerRun all = driveTwoOwners(s, owner, 1.0, false), sub = driveTwoOwners(s, owner, 1.0, true);
+  EXPECT_EQ(all.windows, sub.windows);
+  for (std::size_t a = 0; a < all.x.size(); ++a) {
+    EXPECT_EQ(all.x[a], sub.x[a]) << "vertex " << a;
+    EXPECT_EQ(all.v[a], sub.v[a]) << "vertex " << a;
+  }
+  EXPECT_EQ(all.total, sub.total);
+  EXPECT_EQ(all.kicks[0], sub.kicks[0]);
+  EXPECT_EQ(all.kicks[1], sub.kicks[1]);
+  // Each holds fewer than all forces, and together at least all (the mixed ones on both).
+  EXPECT_LT(sub.forces[0], static_cast<std::int64_t>(s.forces.size()));
+  EXPECT_LT(sub.forces[1], static_cast<std::int64_t>(s.forces.size()));
+  EXPECT_GE(sub.forces[0] + sub.forces[1], static_cast<std::int64_t>(s.forces.size()));
+}
+
+TEST(AviEnginePartition, ErrorsNameTheSceneIndexOfASubsetForce) {
+  std::vector<int> owner;
+  Scene s = coupledDiscs(owner);
+  // The last force is owned by the owner of its first vertex; give it a bad step.
+  const auto bad = static_cast<std::int32_t>(s.forces.size() - 1);
+  s.forces.back().h = 0.0;
+  Partition p{owner[static_cast<std::size_t>(s.forces.back().v[0])], owner, {}, false};
+  const Scene sub = ownerScene(s, p);
+  // Its index in the engine's list is another than in the scene's (earlier forces are left out).
+  ASSERT_FALSE(p.forceIndex.empty());
+  ASSERT_EQ(p.forceIndex.back(), bad);
+  ASSERT_LT(p.forceIndex.size(), s.forces.size());
+  EngineOptions o;
+  o.broadPhase = "all";
+  try {
+    Engine e(sub, o, EngineStart{}, &p);
+    FAIL() << "a force with h = 0 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(str("force ", bad, " ")), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
