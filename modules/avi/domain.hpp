@@ -10,8 +10,8 @@
 //    of the contact clusters' centroids (objects joined by active layers stay on one rank), with
 //    clusters over N / (2 P) vertices cut vertex by vertex; or whole clusters in scene order;
 //  - an epoch lasts while the broad phase is valid; at its start the vertex state and the active
-//    layers are gathered, and every rank builds an Engine over the whole (replicated) scene with
-//    its Partition, so it queues only its own events;
+//    layers are gathered, and every rank builds an Engine over the replicated vertices with its
+//    Partition and only the forces touching its owned vertices, so it queues only its own events;
 //  - within an epoch, windows: T* = global min of the next sync event (an event touching a
 //    boundary vertex), the epoch end and the target time; events before T* are rank-local; at T*
 //    ghosts are refreshed through the backend's ghosted vectors (la::Vector::updateGhosts), the
