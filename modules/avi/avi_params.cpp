@@ -90,6 +90,10 @@ const ParamBindings<AviParams>& bindings() {
              "placement of objects and contact clusters on ranks at every epoch start (more than one rank; README "
              "decision 57, step 2), both balanced by vertex count: bisection = recursive coordinate bisection of "
              "their centroids (compact regions, few pairs across ranks), scene_order = contiguous in scene order");
+    r.boolean("domain.cert_lookahead", field(&P::engine, &E::certLookahead),
+              "more than one rank: certificates of pairs at a rank boundary run inside windows, which end no later "
+              "than the first tick of the layer each could activate (README decision 53); false: every such "
+              "certificate expiry ends a window (same result, more synchronisations)");
     r.then([](P& p) { p.engine.bruteForce = p.mode == "brute_force"; });
     return r;
   }();

@@ -6,9 +6,11 @@
 //    at the first lattice point after t0 (EngineStart): the set of (potential, tick) pairs is
 //    that of the serial run.
 //  - Events with disjoint vertex sets commute (per-vertex lazy drift); a window [T_prev, T*)
-//    contains only rank-local events (no boundary vertex in their stencil or support), and every
-//    event touching a boundary vertex runs at a window end T*, after the ghosts it reads were
-//    refreshed. Kicks at the same time commute (positions at T* do not depend on kicks at T*).
+//    contains only rank-local events (no boundary vertex in their stencil) and, under the
+//    certificate lookahead (README decision 53), certificates of boundary pairs, which only read
+//    boundary vertices (current inside a window: they change at window ends only) and kick
+//    nothing; every event kicking a boundary vertex runs at a window end T*, after the ghosts it
+//    reads were refreshed. Kicks at the same time commute (positions at T* do not depend on kicks at T*).
 //  - The invariant of README decision 4 (every tick with V_l != 0 is processed) holds on every rank: a
 //    certificate reading a ghost is rescheduled at every window end where that ghost changed
 //    (option (i) of the certificate-support caveat: every kick to a boundary vertex is a sync
@@ -28,7 +30,7 @@
 //    common time (damping, restitution factor e < 1, friction) may see another rank's same-time
 //    kick earlier or later than the serial order does; the tests use none of them.
 //
-// Collectives per window: one 3-value min reduction and two neighbour exchanges of the ghosted
+// Collectives per window: one 5-value min reduction and two neighbour exchanges of the ghosted
 // vectors (impulses to the owners, then states to the ghosts). Per epoch: one allgatherv of
 // the owned state and active layers, and new index maps / vectors only if some rank's ghost or
 // boundary set changed. Synchronisation is global (an allreduce), not neighbour-only (README decision 57
@@ -57,7 +59,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::int64_t kStateTag = 0x41564931;  // "AVI1": the Domain's checkpoint layout
-constexpr std::int64_t kStateVersion = 2;
+constexpr std::int64_t kStateVersion = 3;  // 3: engine queue handles 4 h + k
 constexpr int kLayerInts = 8;  // kind, a[3], b[3], deepest
 
 void packLayers(const std::vector<ActiveLayers>& layers, std::vector<std::int64_t>& out) {
@@ -487,10 +489,10 @@ struct Domain::Impl {
   }
 
 
-  // Global minima of four values in one reduction.
-  std::array<double, 4> reduceMin4(std::array<double, 4> x) {
+  // Global minima of five values in one reduction.
+  std::array<double, 5> reduceMin5(std::array<double, 5> x) {
     const double t0 = seconds();
-    MPI_Allreduce(MPI_IN_PLACE, x.data(), 4, MPI_DOUBLE, MPI_MIN, comm.raw());
+    MPI_Allreduce(MPI_IN_PLACE, x.data(), 5, MPI_DOUBLE, MPI_MIN, comm.raw());
     stats.syncSeconds += seconds() - t0;
     return x;
   }
@@ -500,16 +502,21 @@ struct Domain::Impl {
     // processed) the broad-phase expiry and the next event time.
     bool processed = false;
     double Ts = time;
+    double early = kInf;  // a sync event this rank's window queued before the window end
     for (;;) {
-      const auto [candidate, expiry, next, failed] = reduceMin4(
+      const auto [candidate, expiry, next, failed, earliest] = reduceMin5(
           {std::min({engine->nextSyncTime(), engine->broadPhaseExpiry(), epochCap, T}),
-           engine->broadPhaseExpiry(), engine->nextEventTime(), failure ? static_cast<double>(rank) : kInf});
+           engine->broadPhaseExpiry(), engine->nextEventTime(), failure ? static_cast<double>(rank) : kInf, early});
       if (failed < kInf) rethrowFailure(static_cast<int>(failed));
       if (processed) {
         processed = false;
-        // A broad phase that expired inside the window invalidates it on every rank.
-        if (expiry < Ts) {
-          rollback(expiry);
+        early = kInf;
+        // A broad phase that expired inside the window, or a layer a boundary certificate
+        // activated with a tick inside it (two layers at once: beyond the lookahead, README
+        // decision 53), invalidates the window on every rank; the replay ends the epoch there.
+        if (expiry < Ts || earliest < Ts) {
+          if (earliest < Ts && !(expiry < earliest)) ++stats.tickRollbacks;
+          rollback(std::min(expiry, earliest));
           continue;
         }
         time = Ts;
@@ -527,8 +534,13 @@ struct Domain::Impl {
       Ts = candidate;
       guarded([&] {
         engine->processBefore(Ts);  // rank-local events only: no boundary vertex changes
-        KINEMA_CHECK(engine->nextSyncTime() >= Ts, "avi domain: a rank-local event queued a sync event at ",
-                     engine->nextSyncTime(), " before the window end ", Ts);
+        // A sync event queued before Ts (only a boundary certificate's activation of more than
+        // the next layer can do that) makes the window invalid: reported in the next reduction.
+        const double s = engine->nextSyncTime();
+        if (s < Ts) {
+          early = s;
+          return;
+        }
         // The ghosts are already current here: nothing touched a boundary vertex since the last
         // refresh (only sync events do, and they run at window ends), so the refresh before
         // processAt that README decision 57, step 4 describes would copy the same values; it is skipped.

@@ -13,13 +13,16 @@
 //    layers are gathered, and every rank builds an Engine over the replicated vertices with its
 //    Partition and only the forces touching its owned vertices, so it queues only its own events;
 //  - within an epoch, windows: T* = global min of the next sync event (an event touching a
-//    boundary vertex), the epoch end and the target time; events before T* are rank-local; at T*
+//    boundary vertex; certificates of boundary pairs are not sync events under the certificate
+//    lookahead, which bounds T* by the first tick of the layer each would activate, README
+//    decision 53), the epoch end and the target time; events before T* are rank-local; at T*
 //    ghosts are refreshed through the backend's ghosted vectors (la::Vector::updateGhosts), the
 //    events at T* run, impulses on ghosts go to their owners (accumulateGhosts), ghosts are
 //    refreshed again so cross-rank certificates are rescheduled with the new velocities (the
 //    certificate-support caveat, handled by option (i): every kick to a support vertex is a sync);
-//  - if a rank's broad-phase bound expires inside a window, every rank rolls back to the epoch
-//    start and replays with an earlier epoch end (no missed activation).
+//  - if a rank's broad-phase bound expires inside a window, or a boundary certificate queued a
+//    layer tick inside it (beyond the lookahead), every rank rolls back to the epoch start and
+//    replays with an earlier epoch end (no missed activation, no window past a sync event).
 #include <memory>
 #include <string>
 
@@ -33,6 +36,7 @@ struct DomainStats {
   std::int64_t epochs = 0;
   std::int64_t windows = 0;      // synchronisation points
   std::int64_t rollbacks = 0;
+  std::int64_t tickRollbacks = 0;  // of them: a sync event queued inside a window (README decision 53)
   std::int64_t migrations = 0;   // objects moved to another rank
   double syncSeconds = 0.0;      // time in ghost exchange and reductions
   double epochSeconds = 0.0;     // time in epoch starts and rollbacks: partition, engine builds

@@ -74,15 +74,14 @@ std::string Engine::checkInvariant(double t, int maxCheck) const { return impl_-
 
 double Engine::nextEventTime() const { return impl_->nextTime(); }
 
-double Engine::nextSyncTime() const {
-  const EventQueue& s = impl_->q[1];
-  return s.empty() ? kInf : s.topTime();
-}
+double Engine::nextSyncTime() const { return impl_->syncBound(); }
 
 void Engine::processBefore(double T) {
   Impl& m = *impl_;
   const auto t0 = Impl::Clock::now();
-  while (m.step(T, false)) {
+  // Never past a sync event: one queued before T (a layer a boundary certificate activated
+  // inside the window, README decision 53) stays queued for the Domain to detect.
+  while (m.step(m.q[1].empty() ? T : std::min(T, m.q[1].topTime()), false)) {
   }
   m.sample = false;
   m.flushDirty();

@@ -132,11 +132,29 @@ void Engine::Impl::onScript(int si, int k, double t) {
 }
 
 int Engine::Impl::nextQueue() const {
-  if (q[0].empty()) return q[1].empty() ? -1 : 1;
-  if (q[1].empty()) return 0;
-  const double t0 = q[0].topTime(), t1 = q[1].topTime();
-  if (t0 != t1) return t0 < t1 ? 0 : 1;
-  return q[0].topSeq() < q[1].topSeq() ? 0 : 1;
+  int best = -1;
+  for (int k = 0; k < 3; ++k) {
+    if (q[k].empty()) continue;
+    if (best < 0 || q[k].topTime() < q[best].topTime() ||
+        (q[k].topTime() == q[best].topTime() && q[k].topSeq() < q[best].topSeq()))
+      best = k;
+  }
+  return best;
+}
+
+double Engine::Impl::syncBound() const {
+  const double top = q[1].empty() ? kInf : q[1].topTime();
+  if (!lookahead || q[2].empty()) return top;
+  // A certificate at t_c of a pair with deepest layer d activates layer d + 1 at the earliest,
+  // whose first tick is the lattice point j h_{d+1} >= t_c (activate(), strictlyAfter = false).
+  const auto firstTick = [&](double tc, const Event& e) {
+    const ContactPair& p = pairs[static_cast<std::size_t>(e.id)];
+    const int l = p.deepest + 1;
+    if (l > opt.maxLayer) return tc;
+    const double h = layerH(p, l);
+    return static_cast<double>(firstTickAtOrAfter(tc, h)) * h;
+  };
+  return q[2].minBound(firstTick, top, boundStack);
 }
 
 double Engine::Impl::nextTime() const {

@@ -59,7 +59,7 @@ struct Engine::Impl {
   std::int32_t bpHandle = -1;
 
   // ---- queue: local and sync events in two heaps (cheap nextSyncTime), keyed (time, keyOf) ----
-  EventQueue q[2];
+  EventQueue q[3];
   std::uint64_t seq = 0;  // counter for keyless pushes (unused by the engine; kept in checkpoints)
   double tg = 0.0;    // T_g: time of the last processed event
   double now = 0.0;   // time(): last T given to advanceTo / processAt
@@ -85,7 +85,7 @@ struct Engine::Impl {
   mutable std::vector<Vec3> xs;
   mutable std::vector<std::pair<std::int32_t, std::int32_t>> triPairs;
 
-  // ---- queue helpers (encoded handle = 2 * slot + queue) ----
+  // ---- queue helpers (encoded handle = 4 * slot + queue) ----
   // Tie-break key (README decision): same-time events pop scripts first (prescribed velocities
   // take effect at their time), then material forces by index, penalty layers by (pair, layer),
   // certificates by pair, the broad phase last. Pairs are numbered in PairKey order, so the
@@ -103,20 +103,31 @@ struct Engine::Impl {
     const std::uint64_t aux = e.kind == EventKind::Penalty ? static_cast<std::uint64_t>(e.aux) : 0;
     return (cls << 60) | (static_cast<std::uint64_t>(e.id) << 24) | aux;
   }
+  // Queue k of an event: 1 (sync) if it touches a boundary vertex, except the certificates of
+  // such pairs under certLookahead, which go to 2 (they kick nothing, so they may run inside a
+  // window; nextSyncTime bounds the window by the layer ticks they may create); 0 otherwise.
+  // Encoded handle: 4 h + k.
   std::int32_t push(double t, const Event& e, bool sync) {
-    const int k = sync ? 1 : 0;
-    return 2 * q[k].push(t, keyOf(e), e) + k;
+    const int k = !sync ? 0 : (lookahead && e.kind == EventKind::Cert ? 2 : 1);
+    return 4 * q[k].push(t, keyOf(e), e) + k;
   }
-  EventQueue& qOf(std::int32_t h) { return q[h & 1]; }
-  const EventQueue& qOf(std::int32_t h) const { return q[h & 1]; }
-  void update(std::int32_t h, double t) { qOf(h).updateTime(h >> 1, t); }
-  void remove(std::int32_t h) { qOf(h).remove(h >> 1); }
-  bool queued(std::int32_t h) const { return h >= 0 && qOf(h).contains(h >> 1); }
-  double queuedTime(std::int32_t h) const { return qOf(h).time(h >> 1); }
-  Event& payload(std::int32_t h) { return qOf(h).event(h >> 1); }
-  // Which queue holds the next event (-1 if both are empty).
+  EventQueue& qOf(std::int32_t h) { return q[h & 3]; }
+  const EventQueue& qOf(std::int32_t h) const { return q[h & 3]; }
+  void update(std::int32_t h, double t) { qOf(h).updateTime(h >> 2, t); }
+  void remove(std::int32_t h) { qOf(h).remove(h >> 2); }
+  bool queued(std::int32_t h) const { return h >= 0 && qOf(h).contains(h >> 2); }
+  double queuedTime(std::int32_t h) const { return qOf(h).time(h >> 2); }
+  Event& payload(std::int32_t h) { return qOf(h).event(h >> 2); }
+  // Which queue holds the next event (-1 if all are empty).
   int nextQueue() const;
   double nextTime() const;
+  // The earliest time a sync event can exist: the sync queue's top, and under certLookahead the
+  // first tick of the layer (deepest + 1) each boundary certificate would activate at its
+  // expiry (a certificate never kicks; establish may activate deeper layers too, which the
+  // Domain detects as a sync event before the window end and rolls back).
+  double syncBound() const;
+  bool lookahead = false;  // partitioned and opt.certLookahead and lattice clocks
+  mutable std::vector<std::int32_t> boundStack;  // scratch of syncBound
 
   // ---- steps and clocks (the paper's §6; README decision 4, TICK) ----
   double layerH(const ContactPair& p, int l) const;

@@ -20,8 +20,7 @@ Engine::Impl::Impl(Scene s, const EngineOptions& o, const EngineStart& start, co
   prm.k = scene.k;
   prm.restitution = opt.restitution;
   prm.friction = opt.friction;
-  q[0].setSharedCounter(&seq);
-  q[1].setSharedCounter(&seq);
+  for (EventQueue& queue : q) queue.setSharedCounter(&seq);
 
   const double t0 = start.t0;
   tg = now = t0;
@@ -83,6 +82,7 @@ void Engine::Impl::setupPartition(const Partition* partition, double t0) {
                  partition->owner.size(), " entries for ", n, " vertices");
     rank = partition->rank;
     owner = partition->owner;
+    lookahead = opt.certLookahead && !opt.restartClocks;  // restarted clocks have no lattice
     KINEMA_CHECK(forceIndex.empty() || forceIndex.size() == scene.forces.size(), "partition force index has ",
                  forceIndex.size(), " entries for ", scene.forces.size(), " forces");
     hasGravityElements = !forceIndex.empty() && partition->gravityElements;

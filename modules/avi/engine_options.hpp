@@ -36,6 +36,11 @@ struct EngineOptions {
   // are placed on ranks, "bisection" (recursive coordinate bisection of their centroids) or
   // "scene_order" (contiguous in scene order); object_partition.hpp.
   std::string partition = "bisection";
+  // Distributed runs: the certificates of pairs touching a rank boundary run inside windows, and a
+  // window ends no later than the first tick of the next layer each could activate (lookahead,
+  // README decision 53); a rank that activates a layer whose tick falls inside the window (two
+  // layers at once, rare) rolls every rank back. false: those certificates end windows.
+  bool certLookahead = true;
 };
 
 }  // namespace kinema::avi

@@ -34,11 +34,11 @@ void Engine::Impl::renumberPair(int pi) {
   for (LayerClock& c : p.layers)
     if (c.handle >= 0) {
       payload(c.handle).id = pi;
-      qOf(c.handle).setKeyInPlace(c.handle >> 1, keyOf(payload(c.handle)));
+      qOf(c.handle).setKeyInPlace(c.handle >> 2, keyOf(payload(c.handle)));
     }
   if (p.cert.handle >= 0) {
     payload(p.cert.handle).id = pi;
-    qOf(p.cert.handle).setKeyInPlace(p.cert.handle >> 1, keyOf(payload(p.cert.handle)));
+    qOf(p.cert.handle).setKeyInPlace(p.cert.handle >> 2, keyOf(payload(p.cert.handle)));
   }
 }
 

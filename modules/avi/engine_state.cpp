@@ -56,6 +56,9 @@ void Engine::save(EngineState& out) const {
   }
   m.broad.saveState(R);
   I.push_back(static_cast<std::int64_t>(m.seq));
+  // Queue 2 (boundary certificates under lookahead) exists in partitioned engines only, which
+  // the Domain never saves (it saves the raw state).
+  KINEMA_CHECK(m.q[2].empty(), "avi engine: save() of a partitioned engine");
   for (int k = 0; k < 2; ++k) m.q[k].save(R, I);
   const Counters& c = m.counters;
   for (std::int64_t v : {c.forceEvents, c.penaltyKicks, c.penaltyZeroTicks, c.certEvents, c.certReschedules,

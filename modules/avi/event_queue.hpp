@@ -11,6 +11,7 @@
 //
 // Storage: a slot table (payload, key, heap position) addressed by handle, a free list of slots
 // and the heap array of slot indices. After a warm-up to the largest queue size nothing allocates.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -81,6 +82,26 @@ class EventQueue {
 
   // Heap property and slot / position consistency (tests).
   bool valid() const;
+
+  // The least bound(time, event) over the queued events, for a bound with bound(t, e) >= t, and
+  // at most `limit`: a walk of the heap that skips every subtree whose root time is >= the best
+  // value found so far (its events cannot lower it). `stack` is the caller's scratch space.
+  template <class Bound>
+  double minBound(Bound bound, double limit, std::vector<std::int32_t>& stack) const {
+    double best = limit;
+    stack.clear();
+    if (!heap_.empty()) stack.push_back(0);
+    const auto n = static_cast<std::int32_t>(heap_.size());
+    while (!stack.empty()) {
+      const std::int32_t i = stack.back();
+      stack.pop_back();
+      const Slot& s = slots_[heap_[i]];
+      if (!(s.time < best)) continue;
+      best = std::min(best, bound(s.time, s.event));
+      for (std::int32_t c = 2 * i + 1; c <= 2 * i + 2 && c < n; ++c) stack.push_back(c);
+    }
+    return best;
+  }
 
  private:
   struct Slot {
