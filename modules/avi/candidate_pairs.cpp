@@ -129,21 +129,56 @@ void CandidatePairs::hashPairs(std::vector<geometry::BodyPair>& pairs) {
 
 template <class Box>
 void CandidatePairs::keepNear(const Scene& scene, const std::vector<std::uint8_t>& near, std::vector<Box>& boxes) {
-  Box region;  // empty
+  // The boxes of the primitives with a `near` vertex mark the cells of a coarse grid (kGrid cells
+  // per axis over all boxes); a box is kept if it meets a marked cell. Exact for overlaps: the
+  // cell index is monotone in the coordinate, so two closed boxes that overlap share the cell of
+  // a common point. Finer than one bounding box of the near region when that region is not a box
+  // (a rank's half of a cloth lying over a plate of spikes).
+  constexpr int D = static_cast<int>(Box::Vec::RowsAtCompileTime);
+  constexpr int kGrid = D == 2 ? 128 : 24;
+  Box all;
+  for (const Box& b : boxes) all.merge(b);
+  selected_.clear();
+  if (all.empty()) {
+    boxes.clear();
+    return;
+  }
+  typename Box::Vec inv;
+  for (int k = 0; k < D; ++k) inv[k] = all.hi[k] > all.lo[k] ? kGrid / (all.hi[k] - all.lo[k]) : 0.0;
+  const auto cell = [&](double x, int k) {
+    const double c = std::floor((x - all.lo[k]) * inv[k]);
+    if (!(c >= 0.0)) return 0;  // and NaN (such a box is kept, so the hash reports it)
+    return c >= kGrid - 1 ? kGrid - 1 : static_cast<int>(c);
+  };
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  const auto range = [&](const Box& b) {
+    for (int k = 0; k < D; ++k) {
+      lo[k] = cell(b.lo[k], k);
+      hi[k] = cell(b.hi[k], k);
+    }
+  };
+  const auto index = [&](int i, int j, int l) { return (static_cast<std::size_t>(l) * kGrid + j) * kGrid + i; };
+  marked_.assign(static_cast<std::size_t>(D == 2 ? kGrid * kGrid : kGrid * kGrid * kGrid), 0);
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     const Prim p = primitive(scene, np_, ne_, static_cast<int>(i));
-    for (int k = 0; k < p.n; ++k)
-      if (near[static_cast<std::size_t>(p.v[k])]) {
-        region.merge(boxes[i]);
-        break;
-      }
+    bool isNear = false;
+    for (int k = 0; k < p.n; ++k) isNear = isNear || near[static_cast<std::size_t>(p.v[k])];
+    if (!isNear) continue;
+    range(boxes[i]);
+    for (int l = lo[2]; l <= hi[2]; ++l)
+      for (int j = lo[1]; j <= hi[1]; ++j)
+        for (int c = lo[0]; c <= hi[0]; ++c) marked_[index(c, j, l)] = 1;
   }
-  selected_.clear();
-  for (std::size_t i = 0; i < boxes.size(); ++i)
-    if (boxes[i].overlaps(region)) {
-      boxes[selected_.size()] = boxes[i];
-      selected_.push_back(static_cast<int>(i));
-    }
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    range(boxes[i]);
+    bool keep = !boxes[i].lo.allFinite() || !boxes[i].hi.allFinite();
+    for (int l = lo[2]; l <= hi[2] && !keep; ++l)
+      for (int j = lo[1]; j <= hi[1] && !keep; ++j)
+        for (int c = lo[0]; c <= hi[0] && !keep; ++c) keep = marked_[index(c, j, l)] != 0;
+    if (!keep) continue;
+    boxes[selected_.size()] = boxes[i];
+    selected_.push_back(static_cast<int>(i));
+  }
   boxes.resize(selected_.size());
 }
 

@@ -71,8 +71,8 @@ class CandidatePairs {
  private:
   template <int D>
   void hashPairs(std::vector<geometry::BodyPair>& pairs);
-  // Keeps the boxes that meet the region of the `near` primitives (compacted in place, their
-  // primitive indices in selected_).
+  // Keeps the boxes that meet the region of the `near` primitives, a coarse grid of the cells
+  // their boxes meet (compacted in place, their primitive indices in selected_).
   template <class Box>
   void keepNear(const Scene& scene, const std::vector<std::uint8_t>& near, std::vector<Box>& boxes);
   void addPair(const Scene& scene, const Vertices& verts, int i, int j, std::vector<PairKey>& out) const;
@@ -90,6 +90,7 @@ class CandidatePairs {
   std::vector<geometry::Aabb<3>> boxes3_;
   std::vector<geometry::BodyPair> bodyPairs_;
   std::vector<int> selected_;  // primitive index of each kept box (find with `near`)
+  std::vector<std::uint8_t> marked_;  // keepNear's grid cells
   geometry::SpatialHash<2> hash2_;
   geometry::SpatialHash<3> hash3_;
 };
