@@ -511,9 +511,9 @@ struct Domain::Impl {
       if (processed) {
         processed = false;
         early = kInf;
-        // A broad phase that expired inside the window, or a layer a boundary certificate
-        // activated with a tick inside it (two layers at once: beyond the lookahead, README
-        // decision 53), invalidates the window on every rank; the replay ends the epoch there.
+        // A broad phase that expired inside the window, or a sync event queued inside it (a
+        // layer tick beyond the certificate lookahead, README decision 53), invalidates the
+        // window on every rank; the replay ends the epoch there.
         if (expiry < Ts || earliest < Ts) {
           if (earliest < Ts && !(expiry < earliest)) ++stats.tickRollbacks;
           rollback(std::min(expiry, earliest));
@@ -534,8 +534,9 @@ struct Domain::Impl {
       Ts = candidate;
       guarded([&] {
         engine->processBefore(Ts);  // rank-local events only: no boundary vertex changes
-        // A sync event queued before Ts (only a boundary certificate's activation of more than
-        // the next layer can do that) makes the window invalid: reported in the next reduction.
+        // A sync event queued before Ts (a layer tick from a boundary certificate activating
+        // more than the next layer, or from one a local kick moved earlier) makes the window
+        // invalid: reported in the next reduction.
         const double s = engine->nextSyncTime();
         if (s < Ts) {
           early = s;
