@@ -143,12 +143,12 @@ Scene withState(const Scene& scene, const RawState& st) {
   return s;
 }
 
-// The scene one rank's engine runs (README decision 57, step 2): the state `st` and, of the
-// forces, only those touching a vertex the rank owns: the ones it kicks and the mixed ones that
-// mark its boundary vertices. They keep their scene order (same-time ties run in the serial
-// order), and p.forceIndex gets their scene indices. So the engine's force list is O(N / P), not a
-// copy of the whole scene's. The objects and drawing lists, which engines do not read, stay out.
-Scene engineScene(Scene& scene, const RawState& st, Partition& p) {
+
+}  // namespace
+
+// (domain.hpp) Only the forces touching an owned vertex, in scene order: same-time ties run in
+// the serial order.
+Scene engineScene(Scene& scene, Partition& p) {
   Scene s;
   {
     // Out of the copy: the whole force list, and what engines never read (objects, drawing).
@@ -168,9 +168,6 @@ Scene engineScene(Scene& scene, const RawState& st, Partition& p) {
     }
     swapOut();
   }
-  s.vertices.x = st.x;
-  s.vertices.v = st.v;
-  s.vertices.t = st.t;
   p.forceIndex.clear();
   p.gravityElements = false;
   for (std::size_t i = 0; i < scene.forces.size(); ++i) {
@@ -184,8 +181,6 @@ Scene engineScene(Scene& scene, const RawState& st, Partition& p) {
   }
   return s;
 }
-
-}  // namespace
 
 struct Domain::Impl {
   Comm comm;
@@ -389,7 +384,11 @@ struct Domain::Impl {
     engine.reset();
     // The start establishes this rank's pairs only, so it may fail on one rank alone.
     guarded([&] {
-      engine = std::make_unique<Engine>(engineScene(scene, state0, partition), options, EngineStart{epochStart, layers0}, &partition);
+      Scene own = engineScene(scene, partition);
+      own.vertices.x = state0.x;
+      own.vertices.v = state0.v;
+      own.vertices.t = state0.t;
+      engine = std::make_unique<Engine>(std::move(own), options, EngineStart{epochStart, layers0}, &partition);
     });
     const std::int64_t who = comm.min(failure ? std::int64_t{rank} : std::int64_t{size});
     if (who < size) rethrowFailure(static_cast<int>(who));

@@ -43,6 +43,12 @@ struct DomainStats {
                                  // (the epoch gather is in syncSeconds)
 };
 
+// The scene one rank's engine runs (README decision 48): a copy of `scene` with only the forces
+// touching a vertex that p.rank owns (p.owner), and without the objects and drawing lists, which
+// engines do not read; fills p.forceIndex and p.gravityElements. `scene` is only borrowed: its
+// lists are swapped out for the copy and back.
+Scene engineScene(Scene& scene, Partition& p);
+
 class Domain {
  public:
   // Collective. `backend` provides the ghosted vectors (at more than one rank a distributed

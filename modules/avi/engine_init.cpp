@@ -85,7 +85,7 @@ void Engine::Impl::setupPartition(const Partition* partition, double t0) {
     lookahead = opt.certLookahead && !opt.restartClocks;  // restarted clocks have no lattice
     KINEMA_CHECK(forceIndex.empty() || forceIndex.size() == scene.forces.size(), "partition force index has ",
                  forceIndex.size(), " entries for ", scene.forces.size(), " forces");
-    hasGravityElements = !forceIndex.empty() && partition->gravityElements;
+    hasGravityElements = partition->gravityElements;  // the subset may hold none; startForces adds its own
     for (int a = 0; a < n; ++a) ownedVertex[a] = owner[a] == rank;
     // Only pairs with an owned primitive matter here (this rank's pairs, its boundary and ghost
     // vertices), so the broad phase looks only around the owned region.

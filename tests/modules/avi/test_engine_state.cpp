@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 
+#include "modules/avi/domain.hpp"
 #include "modules/avi/engine.hpp"
 #include "framework/core/error.hpp"
 #include "modules/avi/force_element.hpp"
@@ -137,23 +138,8 @@ Scene coupledDiscs(std::vector<int>& owner) {
   return s;
 }
 
-// The scene of one owner's engine as the Domain builds it: only the forces touching an owned
-// vertex, with their scene indices in p.forceIndex.
-Scene ownerScene(const Scene& s, Partition& p) {
-  Scene out = s;
-  out.forces.clear();
-  p.forceIndex.clear();
-  for (std::size_t i = 0; i < s.forces.size(); ++i) {
-    const ForceElement& f = s.forces[i];
-    p.gravityElements = p.gravityElements || f.kind == ForceKind::Gravity;
-    bool touches = false;
-    for (int k = 0; k < f.n; ++k) touches = touches || p.owner[f.v[k]] == p.rank;
-    if (!touches) continue;
-    out.forces.push_back(f);
-    p.forceIndex.push_back(static_cast<std::int32_t>(i));
-  }
-  return out;
-}
+// The scene of one owner's engine as the Domain builds it (engineScene, domain.hpp).
+Scene ownerScene(Scene s, Partition& p) { return engineScene(s, p); }
 
 struct TwoOwnerRun {
   std::vector<Vec3> x, v;  // at T, each vertex from its owner
@@ -274,6 +260,26 @@ TEST(AviEnginePartition, ErrorsNameTheSceneIndexOfASubsetForce) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(str("force ", bad, " ")), std::string::npos) << e.what();
   }
+}
+
+TEST(AviEnginePartition, AnEngineWithoutForcesStillCountsGravityByElements) {
+  // The scene's gravity is in per-vertex elements; vertex 2 has none (so no gravity energy). An
+  // owner of vertex 2 alone gets an engine without forces: it must still count gravity by elements
+  // (nothing for vertex 2), not by the scene's gravity vector.
+  Scene s = discs();
+  s.forces.erase(s.forces.begin() + 2);
+  std::vector<int> owner(static_cast<std::size_t>(s.vertices.size()), 0);
+  owner[2] = 1;
+  Partition p0{0, owner, {}, false}, p1{1, owner, {}, false};
+  const Scene s0 = ownerScene(s, p0), s1 = ownerScene(s, p1);
+  ASSERT_TRUE(s1.forces.empty());
+  ASSERT_TRUE(p1.gravityElements);
+  EngineOptions o;
+  o.broadPhase = "all";
+  Engine serial(s, o), e0(s0, o, EngineStart{}, &p0), e1(s1, o, EngineStart{}, &p1);
+  ASSERT_NE(s.vertices.x[2].y(), 0.0);
+  EXPECT_EQ(e1.measure(0.0).gravity, 0.0);
+  EXPECT_NEAR(e0.measure(0.0).gravity + e1.measure(0.0).gravity, serial.measure(0.0).gravity, 1e-14);
 }
 
 }  // namespace

@@ -4,13 +4,16 @@
 // allocation per event" (DESIGN.md) for the queue and for the engine's hot loop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <new>
 #include <random>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "allocation_counter.hpp"
 #include "modules/avi/engine.hpp"
@@ -42,6 +45,45 @@ TEST(AviEventQueue, PopsByTimeThenBySequence) {
     EXPECT_TRUE(q.valid());
   }
   EXPECT_TRUE(q.empty());
+}
+
+TEST(AviEventQueue, MinBoundEqualsTheBruteForceMinimum) {
+  // minBound (the certificate lookahead's walk, README decision 53) against the minimum over all
+  // queued events, for a bound t + delay(event) >= t, on random queues with updates and removals,
+  // with and without a limit below the answer.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  std::vector<std::int32_t> stack;
+  int pruned = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    EventQueue q;
+    std::vector<double> delay;
+    std::vector<EventQueue::Handle> handles;
+    const int n = 1 + static_cast<int>(rng() % 300);
+    for (int i = 0; i < n; ++i) {
+      delay.push_back(U(rng) < 0.3 ? 0.0 : 0.5 * U(rng));
+      handles.push_back(q.push(U(rng), Event{EventKind::Cert, i, 0}));
+    }
+    for (int i = 0; i < n / 4; ++i) q.update(handles[rng() % handles.size()], U(rng));
+    std::set<int> removed;
+    for (int i = 0; i < n / 8; ++i) {
+      const int k = static_cast<int>(rng() % handles.size());
+      if (removed.insert(k).second) q.remove(handles[static_cast<std::size_t>(k)]);
+    }
+    int visited = 0;
+    const auto bound = [&](double t, const Event& e) {
+      ++visited;
+      return t + delay[static_cast<std::size_t>(e.id)];
+    };
+    double brute = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < n; ++k)
+      if (!removed.count(k)) brute = std::min(brute, q.time(handles[static_cast<std::size_t>(k)]) + delay[static_cast<std::size_t>(k)]);
+    EXPECT_EQ(q.minBound(bound, std::numeric_limits<double>::infinity(), stack), brute) << "trial " << trial;
+    if (visited < static_cast<int>(q.size())) ++pruned;
+    const double limit = 0.5 * brute;
+    EXPECT_EQ(q.minBound(bound, limit, stack), limit) << "trial " << trial;
+  }
+  EXPECT_GT(pruned, 100) << "the walk should skip subtrees past the best bound";
 }
 
 TEST(AviEventQueue, UpdateGivesAFreshSequenceAndRemoveDrops) {
