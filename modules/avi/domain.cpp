@@ -45,6 +45,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <numeric>
 
 #include "framework/core/error.hpp"
 #include "framework/geometry/primitive_distance.hpp"
@@ -146,12 +147,12 @@ Scene withState(const Scene& scene, const RawState& st) {
 
 }  // namespace
 
-// (domain.hpp) Only the forces touching an owned vertex, in scene order: same-time ties run in
-// the serial order.
-Scene engineScene(Scene& scene, Partition& p) {
+// (domain.hpp) Only the forces of the share touching an owned vertex, in scene order: same-time
+// ties run in the serial order.
+Scene engineScene(Scene& scene, const ForceShare& share, Partition& p) {
   Scene s;
   {
-    // Out of the copy: the whole force list, and what engines never read (objects, drawing).
+    // Out of the copy: the scene's force list, and what engines never read (objects, drawing).
     Scene out;
     const auto swapOut = [&] {
       out.forces.swap(scene.forces);
@@ -169,23 +170,24 @@ Scene engineScene(Scene& scene, Partition& p) {
     swapOut();
   }
   p.forceIndex.clear();
-  p.gravityElements = false;
-  for (std::size_t i = 0; i < scene.forces.size(); ++i) {
-    const ForceElement& f = scene.forces[i];
-    p.gravityElements = p.gravityElements || f.kind == ForceKind::Gravity;
-    bool touches = false;
-    for (int k = 0; k < f.n; ++k) touches = touches || p.owner[static_cast<std::size_t>(f.v[k])] == p.rank;
-    if (!touches) continue;
-    s.forces.push_back(f);
-    p.forceIndex.push_back(static_cast<std::int32_t>(i));
+  p.gravityElements = share.gravityElements;
+  for (std::size_t i = 0; i < share.forces.size(); ++i) {
+    if (!touchesRank(share.forces[i], p.owner, p.rank)) continue;
+    s.forces.push_back(share.forces[i]);
+    p.forceIndex.push_back(share.index[i]);
   }
   return s;
+}
+
+Scene engineScene(Scene& scene, Partition& p) {
+  return engineScene(scene, shareForces(scene.forces, p.owner, p.rank), p);
 }
 
 struct Domain::Impl {
   Comm comm;
   la::Backend* backend = nullptr;
-  Scene scene;
+  Scene scene;           // at more than one rank without its forces: see `held`
+  ForceShare held;       // the forces touching this rank's vertices (all of them at one rank)
   EngineOptions options;
   int size = 1, rank = 0;
   double time = 0.0;
@@ -384,7 +386,7 @@ struct Domain::Impl {
     engine.reset();
     // The start establishes this rank's pairs only, so it may fail on one rank alone.
     guarded([&] {
-      Scene own = engineScene(scene, partition);
+      Scene own = engineScene(scene, held, partition);
       own.vertices.x = state0.x;
       own.vertices.v = state0.v;
       own.vertices.t = state0.t;
@@ -431,7 +433,14 @@ struct Domain::Impl {
     stats.migrations += p.migrations;
     objectRank = std::move(p.objectRank);
     partition.rank = rank;
-    sameOwners = partition.owner == p.owner;
+    sameOwners = partition.owner == p.owner;  // the same on every rank (a replicated result)
+    if (partition.owner.empty()) {
+      // The first epoch: take this rank's share of the whole list, then free the list.
+      held = shareForces(scene.forces, p.owner, rank);
+      std::vector<ForceElement>().swap(scene.forces);
+    } else if (!sameOwners) {
+      migrateForces(held, comm, partition.owner, p.owner);
+    }
     partition.owner = std::move(p.owner);
     ownedBy.assign(static_cast<std::size_t>(size), {});
     for (std::size_t a = 0; a < partition.owner.size(); ++a)
@@ -566,6 +575,8 @@ Domain::Domain(Comm comm, la::Backend& backend, Scene scene, const EngineOptions
   d.rule = partitionRuleFromName(options.partition);
   d.scene = std::move(scene);
   if (d.size == 1) {
+    d.held.index.resize(d.scene.forces.size());  // every force, held in the scene itself
+    std::iota(d.held.index.begin(), d.held.index.end(), std::int32_t{0});
     d.engine = std::make_unique<Engine>(d.scene, d.options);
     return;
   }
@@ -769,5 +780,7 @@ void Domain::load(const EngineState& in) {
 }
 
 const Scene& Domain::scene() const { return impl_->scene; }
+
+const std::vector<std::int32_t>& Domain::heldForces() const { return impl_->held.index; }
 
 }  // namespace kinema::avi

@@ -29,6 +29,7 @@
 #include "framework/core/comm.hpp"
 #include "framework/la/backend.hpp"
 #include "modules/avi/engine.hpp"
+#include "modules/avi/force_share.hpp"
 
 namespace kinema::avi {
 
@@ -44,9 +45,11 @@ struct DomainStats {
 };
 
 // The scene one rank's engine runs (README decision 48): a copy of `scene` with only the forces
-// touching a vertex that p.rank owns (p.owner), and without the objects and drawing lists, which
-// engines do not read; fills p.forceIndex and p.gravityElements. `scene` is only borrowed: its
-// lists are swapped out for the copy and back.
+// of `share` touching a vertex that p.rank owns (p.owner), and without the objects and drawing
+// lists, which engines do not read; fills p.forceIndex and p.gravityElements. `scene` is only
+// borrowed: its lists are swapped out for the copy and back (its own forces are not read).
+Scene engineScene(Scene& scene, const ForceShare& share, Partition& p);
+// The same with the share taken from scene.forces, the whole list.
 Scene engineScene(Scene& scene, Partition& p);
 
 class Domain {
@@ -70,7 +73,11 @@ class Domain {
   // when the serial engine state is used).
   void save(EngineState& out) const;
   void load(const EngineState& in);
+  // The scene as given, except that at more than one rank its force list is empty: each rank
+  // holds only the forces touching its vertices (heldForces), README decision 48.
   const Scene& scene() const;
+  // The scene indices of the forces this rank holds (increasing); every force at one rank.
+  const std::vector<std::int32_t>& heldForces() const;
 
  private:
   struct Impl;

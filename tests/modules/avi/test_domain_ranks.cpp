@@ -14,7 +14,10 @@
 //  - checkpoints: save / load continues the run (bitwise at one rank), and a state saved by a
 //    one-rank domain continues at this rank count;
 //  - an engine error on one rank is thrown on every rank (no rank left in a collective);
-//  - the eigen backend and non-dyadic steps are refused at more than one rank.
+//  - the eigen backend and non-dyadic steps are refused at more than one rank;
+//  - force shares: after any chain of repartitions each rank holds exactly the forces touching its
+//    vertices, bitwise, in scene order, and a Domain run holds every force somewhere and no
+//    whole list (README decision 48).
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
@@ -29,6 +32,7 @@
 #include "framework/la/backend.hpp"
 #include "modules/avi/domain.hpp"
 #include "modules/avi/force_element.hpp"
+#include "modules/avi/force_share.hpp"
 #include "modules/avi/ghost_exchange.hpp"
 #include "modules/avi/scene_params.hpp"
 #include "test_util.hpp"
@@ -246,6 +250,26 @@ double maxDiff(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
 }
 
 // `partition`: the Domain's placement rule (object_partition.hpp); the serial reference is the same.
+// The forces held over the ranks (README decision 48): at more than one rank the Domain's scene
+// keeps no force list, each rank's held indices increase, and every force of the scene is held
+// somewhere (a force lost in a migration would fail here and in the tick counts).
+void checkHeldForces(const Domain& d, std::size_t sceneForces) {
+  const Comm world = Comm::world();
+  const std::vector<std::int32_t>& mine = d.heldForces();
+  EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end()));
+  EXPECT_TRUE(std::adjacent_find(mine.begin(), mine.end()) == mine.end());
+  if (world.size() > 1) {
+    EXPECT_TRUE(d.scene().forces.empty());
+  }
+  std::vector<std::int64_t> own(mine.begin(), mine.end());
+  std::vector<std::int64_t> all = world.allgatherv(own);
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  ASSERT_EQ(all.size(), sceneForces);
+  EXPECT_EQ(all.front(), 0);
+  EXPECT_EQ(all.back(), static_cast<std::int64_t>(sceneForces) - 1);
+}
+
 void checkGas(const std::string& backendName, const std::string& partition) {
   const Comm world = Comm::world();
   const int P = world.size();
@@ -283,6 +307,7 @@ void checkGas(const std::string& backendName, const std::string& partition) {
   EXPECT_EQ(c.forceEvents, ref.counters.forceEvents);
   EXPECT_EQ(c.penaltyKicks, ref.counters.penaltyKicks);
   EXPECT_EQ(c.deepestLayer, ref.counters.deepestLayer);
+  checkHeldForces(d, tetraGas().forces.size());
   const DomainStats& st = d.stats();
   if (P > 1) {
     EXPECT_GT(st.windows, 0);
@@ -340,6 +365,82 @@ TEST(AviGhostExchange, Petsc) {
 TEST(AviGhostExchange, Trilinos) {
   ASSERT_TRUE(haveBackend("trilinos")) << "trilinos backend not built: the test suite needs every backend";
   checkGhostExchange("trilinos");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Force shares (force_share.hpp): after any chain of repartitions each rank holds bitwise the
+// forces touching its vertices, in scene order (what shareForces takes from the whole list).
+
+bool sameForce(const ForceElement& a, const ForceElement& b) {
+  return a.kind == b.kind && a.n == b.n && a.v == b.v && a.h == b.h && a.j == b.j && a.k == b.k && a.nu == b.nu &&
+         a.damping == b.damping && a.rest == b.rest && a.weight == b.weight && a.restInv == b.restInv &&
+         a.g == b.g && a.mass == b.mass && a.restShape == b.restShape;
+}
+
+TEST(AviForceShare, MigrationsGiveEachRankTheForcesTouchingItsVertices) {
+  const Comm world = Comm::world();
+  const int P = world.size();
+  std::mt19937 rng(17);  // the same stream on every rank: the same scene and owners
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int N = 300;
+  std::vector<ForceElement> all(2000);
+  for (ForceElement& f : all) {
+    f.kind = static_cast<ForceKind>(rng() % 5);
+    f.n = static_cast<std::uint8_t>(1 + rng() % 4);
+    for (int k = 0; k < f.n; ++k) f.v[static_cast<std::size_t>(k)] = static_cast<std::int32_t>(rng() % N);
+    f.h = std::ldexp(1.0, -static_cast<int>(rng() % 20));
+    f.j = static_cast<std::int64_t>(rng()) * 4096 + 1;
+    f.k = u(rng);
+    f.nu = u(rng);
+    f.damping = u(rng);
+    f.rest = u(rng);
+    f.weight = u(rng);
+    f.restInv = Eigen::Matrix2d::Random();
+    f.g = Vec3::Random();
+    f.mass = u(rng);
+    for (double& r : f.restShape) r = u(rng);
+  }
+  all[5].kind = ForceKind::Gravity;
+  std::vector<int> before(N), owner(N);
+  for (int& r : before) r = static_cast<int>(rng() % static_cast<unsigned>(P));
+  ForceShare share = shareForces(all, before, world.rank());
+  EXPECT_TRUE(share.gravityElements);
+  std::size_t moved = 0;
+  for (int round = 0; round < 6; ++round) {
+    // Rounds 0-2 move a few vertices (an epoch's migrations), 3-5 reshuffle every vertex.
+    owner = before;
+    for (int a = 0; a < N; ++a)
+      if (round >= 3 || rng() % 10 == 0) owner[static_cast<std::size_t>(a)] = static_cast<int>(rng() % static_cast<unsigned>(P));
+    migrateForces(share, world, before, owner);
+    const ForceShare want = shareForces(all, owner, world.rank());
+    ASSERT_EQ(share.index, want.index) << "round " << round;
+    for (std::size_t i = 0; i < want.forces.size(); ++i)
+      ASSERT_TRUE(sameForce(share.forces[i], want.forces[i])) << "round " << round << ", force " << want.index[i];
+    EXPECT_TRUE(share.gravityElements);
+    for (int a = 0; a < N; ++a) moved += owner[static_cast<std::size_t>(a)] != before[static_cast<std::size_t>(a)];
+    before = owner;
+  }
+  if (P > 1) {
+    EXPECT_GT(moved, 0u) << "no vertex changed its rank";
+  }
+  // Together the ranks hold every force; a rank holds fewer than all when others own vertices.
+  EXPECT_EQ(world.sum(static_cast<std::int64_t>(share.forces.size() > 0)), P);
+}
+
+TEST(AviForceShare, AForceNamingAMissingVertexIsAnError) {
+  std::vector<ForceElement> all(3);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    all[i].n = 2;
+    all[i].v = {0, static_cast<std::int32_t>(i), -1, -1};
+  }
+  all[2].v[1] = 7;
+  const std::vector<int> owner(4, 0);
+  try {
+    (void)shareForces(all, owner, 0);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("force 2 names vertex 7"), std::string::npos) << e.what();
+  }
 }
 
 TEST(AviDomain, FreeSceneMatchesSerialPetsc) {
@@ -458,6 +559,7 @@ DomainStats checkTwoShells(const std::string& partition, bool lookahead = true, 
   if (world.size() > 1 && partition == "scene_order") {
     EXPECT_GT(d.stats().migrations, 0);
   }
+  checkHeldForces(d, s.forces.size());
   if (world.isRoot())
     std::cout << "[avi domain] two shells, " << partition << (lookahead ? "" : ", no lookahead")
               << (tauMinFactor >= 0.0 ? ", tau_min_factor " + std::to_string(tauMinFactor) : std::string())
