@@ -12,6 +12,8 @@
 //  - an epoch lasts while the broad phase is valid; at its start the vertex state and the active
 //    layers are gathered, and every rank builds an Engine over the replicated vertices with its
 //    Partition and only the forces touching its owned vertices, so it queues only its own events;
+//    the Domain itself keeps only those forces (ForceShare, force_share.hpp), and the forces of
+//    vertices that change ranks move with them (one all-to-all per epoch, README decision 48);
 //  - within an epoch, windows: T* = global min of the next sync event (an event touching a
 //    boundary vertex; certificates of boundary pairs are not sync events under the certificate
 //    lookahead, which bounds T* by the first tick of the layer each would activate, README
