@@ -238,7 +238,16 @@ struct ClosestPairs {
   }
 };
 
+// Primitives per spatial hash call of the separation check: a larger scene is checked slab by
+// slab, so the hash's buffers (a few hundred bytes per box) stay bounded whatever the scene size
+// (at 100,000 balls one call over every box held 43 MB).
+constexpr std::size_t kSlabPrims = 16384;
+
 // Every primitive pair the engine would form (found by a spatial hash on the eta-grown boxes).
+// Large scenes: the boxes are cut into slabs at quantiles of their lower corners along the axis
+// of widest spread; each slab [x0, x1) is checked with every box meeting it, so a pair of
+// overlapping boxes is found in the slab holding the lower end of their overlap on that axis
+// (also in others at times: considering a pair twice changes nothing).
 void considerPrimPairs(const Scene& sc, const std::vector<Prim>& prims, ClosestPairs& closest) {
   const Vertices& V = sc.vertices;
   const double eta = sc.eta;
@@ -249,16 +258,49 @@ void considerPrimPairs(const Scene& sc, const std::vector<Prim>& prims, ClosestP
     for (int k = 0; k < prims[i].n; ++k) b.merge(V.x[prims[i].v[k]]);
     boxes[i] = geometry::Aabb<3>(b.lo.array() - eta, b.hi.array() + eta);
   }
-  geometry::SpatialHash<3> hash;
-  std::vector<geometry::BodyPair> pairs;
-  hash.findPairs(std::span<const geometry::Aabb<3>>(boxes), pairs);
-  for (const geometry::BodyPair& bp : pairs) {
-    const Prim* p = &prims[static_cast<std::size_t>(bp.i)];
-    const Prim* q = &prims[static_cast<std::size_t>(bp.j)];
+  const auto consider = [&](std::size_t i, std::size_t j) {
+    const Prim* p = &prims[i];
+    const Prim* q = &prims[j];
     if (p->n > q->n) std::swap(p, q);
-    if (!formedPair(sc, *p, *q) || sharesVertex(*p, *q) || allScripted(V, *p, *q)) continue;
+    if (!formedPair(sc, *p, *q) || sharesVertex(*p, *q) || allScripted(V, *p, *q)) return;
     closest.consider(primDistance(V, *p, *q),
                      [&] { return std::make_pair(describePrim(sc, *p), describePrim(sc, *q)); });
+  };
+  geometry::SpatialHash<3> hash;
+  std::vector<geometry::BodyPair> pairs;
+  if (boxes.size() <= kSlabPrims) {
+    hash.findPairs(std::span<const geometry::Aabb<3>>(boxes), pairs);
+    for (const geometry::BodyPair& bp : pairs) consider(static_cast<std::size_t>(bp.i), static_cast<std::size_t>(bp.j));
+    return;
+  }
+  // The axis along which the lower corners spread most (a flat cloth is not cut across its plane).
+  Vec3 lo = boxes[0].lo, hi = boxes[0].lo;
+  for (const geometry::Aabb<3>& b : boxes) {
+    lo = lo.cwiseMin(b.lo);
+    hi = hi.cwiseMax(b.lo);
+  }
+  int axis = 0;
+  (hi - lo).maxCoeff(&axis);
+  std::vector<double> lows(boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) lows[i] = boxes[i].lo[axis];
+  std::sort(lows.begin(), lows.end());
+  const std::size_t slabs = (boxes.size() + kSlabPrims - 1) / kSlabPrims;
+  std::vector<geometry::Aabb<3>> sub;
+  std::vector<std::size_t> which;
+  for (std::size_t k = 0; k < slabs; ++k) {
+    const double x0 = k == 0 ? -std::numeric_limits<double>::infinity() : lows[k * boxes.size() / slabs];
+    const double x1 = k + 1 == slabs ? std::numeric_limits<double>::infinity() : lows[(k + 1) * boxes.size() / slabs];
+    if (!(x0 < x1)) continue;  // an empty slab: the overlaps starting at x0 belong to the next one
+    sub.clear();
+    which.clear();
+    for (std::size_t i = 0; i < boxes.size(); ++i)
+      if (boxes[i].hi[axis] >= x0 && boxes[i].lo[axis] <= x1) {
+        sub.push_back(boxes[i]);
+        which.push_back(i);
+      }
+    hash.findPairs(std::span<const geometry::Aabb<3>>(sub), pairs);
+    for (const geometry::BodyPair& bp : pairs)
+      consider(which[static_cast<std::size_t>(bp.i)], which[static_cast<std::size_t>(bp.j)]);
   }
 }
 

@@ -368,6 +368,34 @@ TEST(AviSceneValidate, RejectsLayerActiveAtRestAndNamesPrimitives) {
   EXPECT_NO_THROW(s.validate());
 }
 
+// A scene of more primitives than one hash call takes (scene.cpp checks it slab by slab): an
+// offending pair is found wherever it lies, slab boundaries included, and a valid grid passes.
+TEST(AviSceneValidate, LargeScenesFindTheOffendingPairInEverySlab) {
+  const int n = 200;  // 40,000 balls on a unit grid: 3 slabs of lower corners along x
+  const auto grid = [&] {
+    std::vector<Vec3> x;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) x.emplace_back(i, j, 0.0);
+    return x;
+  };
+  Scene s;
+  addParticles(s, "p", grid(), std::vector<Vec3>(static_cast<std::size_t>(n * n), Vec3::Zero()), 1.0);
+  s.eta = 0.1;
+  s.k = 1.0;
+  EXPECT_NO_THROW(s.validate());
+  // Columns at the slab boundaries (quantiles 13333 and 26666 of the sorted lower x: columns 66
+  // and 133) and elsewhere: ball (c, 100) moved to 0.15 from ball (c + 1, 100).
+  for (int c : {0, 65, 66, 67, 132, 133, 134, 198}) {
+    const std::vector<Vec3> x0 = s.vertices.x;
+    const int a = c * n + 100, b = (c + 1) * n + 100;
+    s.vertices.x[static_cast<std::size_t>(a)].x() = c + 0.85;
+    const std::string msg = test::messageOf<InputError>([&] { s.validate(); });
+    EXPECT_NE(msg.find(str("point vertex ", a, " ")), std::string::npos) << "column " << c << ": " << msg;
+    EXPECT_NE(msg.find(str("point vertex ", b, " ")), std::string::npos) << "column " << c << ": " << msg;
+    s.vertices.x = x0;
+  }
+}
+
 TEST(AviSceneValidate, RejectsInconsistentScenes) {
   auto base = [] {
     Scene s;
