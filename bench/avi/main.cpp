@@ -462,16 +462,15 @@ struct DomainRun {
   double peakMb = 0.0, growthMb = 0.0;  // max over the run's ranks: VmHWM, VmHWM - RSS before the Domain
 };
 
-DomainRun runDomain(const Comm& comm, la::Backend& backend, const Scene& scene, const EngineOptions& opt, double T,
-                    int frames) {
+// The scene is built inside the measured region and moved into the Domain, as the CLI builds it
+// on every rank and moves it in (avi_module.cpp): the peak holds what a run holds.
+DomainRun runDomain(const Comm& comm, la::Backend& backend, const std::function<Scene()>& make,
+                    const EngineOptions& opt, double T, int frames) {
   DomainRun r;
-  // The Domain gets its own copy, moved in as the CLI moves the scene it built (avi_module.cpp):
-  // the copy is in the RSS before the Domain, and what the Domain frees of it shows in the peak.
-  Scene own = scene;
   bench::resetPeakRss();
   const long rss0 = bench::statusKb("VmRSS");
   try {
-    Domain d(comm, backend, std::move(own), opt);
+    Domain d(comm, backend, make(), opt);
     r.m0 = d.measure(0.0);
     for (int k = 1; k <= frames; ++k) {
       const double t = T * k / frames;
@@ -499,7 +498,7 @@ DomainRun runDomain(const Comm& comm, la::Backend& backend, const Scene& scene, 
 struct RanksScene {
   std::string label;        // e.g. "balls_2d, 2000 balls"
   std::string description;  // the scene in a sentence
-  Scene scene;
+  std::function<Scene()> make;  // built afresh for each run
   double T = 0.0;
   int frames = 1;
 };
@@ -509,15 +508,19 @@ struct RanksScene {
 void ranksScene(const RanksScene& rs, la::Backend& backend, const std::string& backendName, bool withSceneOrder,
                 double fixedMb) {
   const Comm world = Comm::world();
-  const Scene& scene = rs.scene;
   const double T = rs.T;
   const int frames = rs.frames;
   EngineOptions opt;
-  opt.dyadicBase = defaultDyadicBase(scene, opt, T / frames);
+  int vertices = 0;
+  {
+    const Scene scene = rs.make();  // freed before the runs
+    opt.dyadicBase = defaultDyadicBase(scene, opt, T / frames);
+    vertices = scene.vertices.size();
+  }
   const std::string P = std::to_string(world.size());
   if (world.isRoot()) progress("ranks: " + rs.label + " at 1 rank");
   DomainRun one;
-  if (world.isRoot()) one = runDomain(Comm::self(), backend, scene, opt, T, frames);
+  if (world.isRoot()) one = runDomain(Comm::self(), backend, rs.make, opt, T, frames);
   idleBarrier(world);
   // Bisection on the first p ranks for p = 2, 4, 8, ... and the world size (the others wait).
   std::vector<int> counts;
@@ -530,7 +533,7 @@ void ranksScene(const RanksScene& rs, la::Backend& backend, const std::string& b
     MPI_Comm_split(world.raw(), world.rank() < p ? 0 : MPI_UNDEFINED, world.rank(), &sub);
     DomainRun r;
     if (sub != MPI_COMM_NULL) {
-      r = runDomain(Comm(sub), backend, scene, opt, T, frames);
+      r = runDomain(Comm(sub), backend, rs.make, opt, T, frames);
       MPI_Comm_free(&sub);
     }
     idleBarrier(world);
@@ -543,7 +546,7 @@ void ranksScene(const RanksScene& rs, la::Backend& backend, const std::string& b
     if (world.isRoot()) progress("ranks: " + rs.label + " at " + P + " ranks, no certificate lookahead");
     EngineOptions o = opt;
     o.certLookahead = false;
-    plain = runDomain(world, backend, scene, o, T, frames);
+    plain = runDomain(world, backend, rs.make, o, T, frames);
   }
   // The same run with the scene-order placement (the rule before bisection), for the ratio.
   DomainRun ordered;
@@ -552,12 +555,12 @@ void ranksScene(const RanksScene& rs, la::Backend& backend, const std::string& b
     if (world.isRoot()) progress("ranks: " + rs.label + " at " + P + " ranks, scene-order partition");
     EngineOptions o = opt;
     o.partition = "scene_order";
-    ordered = runDomain(world, backend, scene, o, T, frames);
+    ordered = runDomain(world, backend, rs.make, o, T, frames);
   }
   if (!world.isRoot()) return;
   const double e0 = std::max(1e-300, std::abs(one.m0.total()));
   md << "### " << rs.label << "\n\n"
-     << rs.description << " " << scene.vertices.size() << " vertices, T = " << T << " s, measured at " << frames
+     << rs.description << " " << vertices << " vertices, T = " << T << " s, measured at " << frames
      << " common times; backend " << backendName << ", steps rounded down to the dyadic lattice "
      << sci(opt.dyadicBase) << " 2^-m (defaultDyadicBase) in every run.\n\n"
      << "| ranks | partition | wall (s) | speed-up | s / simulated s | events | events / s / rank | epochs | windows | "
@@ -658,25 +661,25 @@ void partRanks(bool quick, const RanksSizes& sizes, const std::string& backendNa
           "through the backend's vectors. Wall = the slowest rank's time in advanceTo; s / simulated s = wall / T. "
           "|dE| = |E_all(T) - E_1(T)| / |E(0)|. Events / s / rank = events / wall / ranks. Memory per rank from "
           "/proc/self/status, the largest over the run's ranks: peak = VmHWM (reset before the Domain is built), "
-          "growth = peak - RSS before it (what the Domain and its run added; the Domain gets its own copy of the "
-          "scene, moved in as the CLI does). The goal of issue 17 is peak <= 1.3 peak_1 / P + F, peak_1 the 1-rank "
+          "growth = peak - RSS before it (what the scene, the Domain and its run added: each run builds the scene "
+          "and moves it into the Domain, as the CLI does). The goal of issue 17 is peak <= 1.3 peak_1 / P + F, peak_1 the 1-rank "
           "peak and F the fixed overhead: the resident size with MPI and the backend initialised and no scene built, "
           "here " << fmt("%.1f", fixedMb) << " MB (the largest over the ranks; it includes what earlier parts of this "
           "invocation left resident). The scene generator builds the whole scene on every rank, and every rank keeps "
-          "its vertices; at more than one rank the Domain keeps only the forces touching the rank's vertices "
-          "(README decisions 48 and 57).\n\n";
+          "its vertices; the Domain keeps only the forces touching the rank's vertices (at one rank the engine "
+          "holds them; README decisions 48 and 57).\n\n";
   // quick: few windows (each a few collectives) under ctest's load
   std::vector<RanksScene> scenes;
   const int n = quick ? 60 : sizes.balls;
   scenes.push_back(RanksScene{"balls_2d, " + std::to_string(n) + " balls",
-                              "The ball gas of part 2 (balls_2d at the shipped density, gravity, walls):", balls(n),
+                              "The ball gas of part 2 (balls_2d at the shipped density, gravity, walls):", [n] { return balls(n); },
                               quick ? 0.02 : sizes.ballsTime, quick ? 2 : 10});
   if (sizes.clothResolution > 0 || quick) {
     const int r = quick ? 2 : sizes.clothResolution;
     scenes.push_back(RanksScene{"cloth_spikes, resolution " + std::to_string(r),
                                 "Two cloths falling onto a plate of spikes (cloth_spikes, the paper's §8.6; shipped "
                                 "defaults but the resolution):",
-                                clothSpikes(r), quick ? 0.004 : sizes.clothTime, quick ? 2 : 10});
+                                [r] { return clothSpikes(r); }, quick ? 0.004 : sizes.clothTime, quick ? 2 : 10});
   }
   for (const RanksScene& rs : scenes) ranksScene(rs, *backend, name, withSceneOrder, fixedMb);
 }

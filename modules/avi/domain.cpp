@@ -136,39 +136,53 @@ struct RawState {
   std::vector<double> t;
 };
 
-Scene withState(const Scene& scene, const RawState& st) {
-  Scene s = scene;
-  s.vertices.x = st.x;
-  s.vertices.v = st.v;
-  s.vertices.t = st.t;
+}  // namespace
+
+namespace {
+
+// A copy of `scene` without its force list and what engines never read (objects, drawing lists);
+// `scene` is only borrowed: those lists are swapped out for the copy and back.
+Scene copyForEngine(Scene& scene) {
+  Scene s;
+  Scene out;
+  const auto swapOut = [&] {
+    out.forces.swap(scene.forces);
+    out.objects.swap(scene.objects);
+    out.drawTriangles.swap(scene.drawTriangles);
+    out.drawEdges.swap(scene.drawEdges);
+  };
+  swapOut();
+  try {
+    s = scene;
+  } catch (...) {
+    swapOut();
+    throw;
+  }
+  swapOut();
   return s;
 }
 
+// The serial engine of a one-rank Domain: it takes the scene's force list (no second copy); the
+// Domain keeps the rest of the scene.
+std::unique_ptr<Engine> serialEngine(Scene& scene, const EngineOptions& options, const EngineStart& start = {},
+                                     const RawState* state = nullptr) {
+  Scene s = copyForEngine(scene);
+  if (state) {
+    s.vertices.x = state->x;
+    s.vertices.v = state->v;
+    s.vertices.t = state->t;
+  }
+  s.forces = std::move(scene.forces);
+  scene.forces.clear();
+  return std::make_unique<Engine>(std::move(s), options, start);
+}
 
 }  // namespace
 
 // (domain.hpp) Only the forces of the share touching an owned vertex, in scene order: same-time
 // ties run in the serial order.
 Scene engineScene(Scene& scene, const ForceShare& share, Partition& p) {
-  Scene s;
-  {
-    // Out of the copy: the scene's force list, and what engines never read (objects, drawing).
-    Scene out;
-    const auto swapOut = [&] {
-      out.forces.swap(scene.forces);
-      out.objects.swap(scene.objects);
-      out.drawTriangles.swap(scene.drawTriangles);
-      out.drawEdges.swap(scene.drawEdges);
-    };
-    swapOut();
-    try {
-      s = scene;
-    } catch (...) {
-      swapOut();
-      throw;
-    }
-    swapOut();
-  }
+  Scene s = copyForEngine(scene);
   p.forceIndex.clear();
   p.gravityElements = share.gravityElements;
   for (std::size_t i = 0; i < share.forces.size(); ++i) {
@@ -301,8 +315,16 @@ struct Domain::Impl {
     KINEMA_CHECK(k == all.size(), "avi domain: gathered ", all.size(), " values, expected ", k);
   }
 
-  // gatherRaw and gatherLayers in one collective: per rank, its owned (x, v, t) then its layer
-  // records (int32 entries, exact as doubles).
+  // The engine's counters and time shares into the totals, then the engine freed.
+  void retireEngine() {
+    if (!engine) return;
+    addCounters(committed, engine->counters());
+    addShares(shares, engine->timeShares());
+    engine.reset();
+  }
+
+  // gatherRaw and gatherLayers in one collective at an epoch end: per rank, its owned (x, v, t)
+  // then its layer records (int32 entries, exact as doubles). Retires the engine.
   void gatherEpoch(RawState& st, std::vector<ActiveLayers>& layers) {
     const double t0 = seconds();
     const Vertices& V = engine->vertices();
@@ -319,8 +341,12 @@ struct Domain::Impl {
     packLayers(own, packed);
     mine.push_back(static_cast<double>(own.size()));
     for (std::int64_t i : packed) mine.push_back(static_cast<double>(i));
-    const std::vector<double> all = comm.allgatherv(mine);
+    // The epoch is over: its engine and start state go before the whole state arrives, so a
+    // rank's peak does not hold both.
     const auto n = static_cast<std::size_t>(V.size());
+    retireEngine();  // V dangles from here
+    state0 = RawState{};
+    const std::vector<double> all = comm.allgatherv(mine);
     st.x.assign(n, Vec3::Zero());
     st.v.assign(n, Vec3::Zero());
     st.t.assign(n, 0.0);
@@ -416,14 +442,10 @@ struct Domain::Impl {
   // Starts an epoch at T from the replicated state (every event <= T processed) and the active
   // layers.
   void startEpoch(double T, RawState st, std::vector<ActiveLayers> layers) {
-    if (engine) {
-      addCounters(committed, engine->counters());
-      addShares(shares, engine->timeShares());
-    }
-    stalls = (engine && T <= epochStart) ? stalls + 1 : 0;
+    stalls = (stats.epochs > 0 && T <= epochStart) ? stalls + 1 : 0;
     KINEMA_CHECK(stalls < 64, "avi domain: no progress over 64 epochs at t = ", T,
                  " (the broad phase expires at once)");
-    engine.reset();
+    retireEngine();
     epochStart = T;
     state0 = std::move(st);
     layers0 = std::move(layers);
@@ -577,7 +599,7 @@ Domain::Domain(Comm comm, la::Backend& backend, Scene scene, const EngineOptions
   if (d.size == 1) {
     d.held.index.resize(d.scene.forces.size());  // every force, held in the scene itself
     std::iota(d.held.index.begin(), d.held.index.end(), std::int32_t{0});
-    d.engine = std::make_unique<Engine>(d.scene, d.options);
+    d.engine = serialEngine(d.scene, d.options);
     return;
   }
   {
@@ -762,15 +784,18 @@ void Domain::load(const EngineState& in) {
       throw InputError(str("avi: the checkpoint state of vertex ", a, " is not finite or later than its time ", T));
   }
   if (!d.partitioned()) {
-    if (d.engine) addShares(d.shares, d.engine->timeShares());
+    addShares(d.shares, d.engine->timeShares());
+    // The serial engine holds the force list (their steps already on its lattice, which rounds
+    // them idempotently; the clocks are set again by the start or the loaded state).
+    d.scene.forces = d.engine->scene().forces;
     if (E > 0) {  // the serial engine's own state: bitwise continuation
       EngineState sub;
       sub.ints.assign(in.ints.begin() + 5 + L * kLayerInts, in.ints.end());
       sub.reals.assign(in.reals.begin() + 1 + 7 * N, in.reals.end());
-      d.engine = std::make_unique<Engine>(d.scene, d.options);
+      d.engine = serialEngine(d.scene, d.options);
       d.engine->load(sub);
     } else {
-      d.engine = std::make_unique<Engine>(withState(d.scene, st), d.options, EngineStart{T, std::move(layers)});
+      d.engine = serialEngine(d.scene, d.options, EngineStart{T, std::move(layers)}, &st);
     }
     d.time = T;
     return;

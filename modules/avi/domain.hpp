@@ -75,8 +75,9 @@ class Domain {
   // when the serial engine state is used).
   void save(EngineState& out) const;
   void load(const EngineState& in);
-  // The scene as given, except that at more than one rank its force list is empty: each rank
-  // holds only the forces touching its vertices (heldForces), README decision 48.
+  // The scene as given, except that its force list is empty: at one rank the serial engine
+  // holds it, at more each rank holds only the forces touching its vertices (heldForces),
+  // README decision 48.
   const Scene& scene() const;
   // The scene indices of the forces this rank holds (increasing); every force at one rank.
   const std::vector<std::int32_t>& heldForces() const;

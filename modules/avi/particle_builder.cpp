@@ -11,6 +11,8 @@ int addParticles(Scene& scene, const std::string& name, const std::vector<Vec3>&
   if (x.size() != v.size())
     throw InputError(str("avi particles '", name, "': ", x.size(), " positions but ", v.size(), " velocities"));
   const int first = scene.vertices.size();
+  reserveVertices(scene, x.size(), x.size());
+  scene.contactPoints.reserve(scene.contactPoints.size() + x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     beginObject(scene, str(name, i));
     const int id = addVertex(scene, x[i], v[i], mass, false);

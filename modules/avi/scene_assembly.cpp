@@ -62,6 +62,19 @@ int beginObject(Scene& scene, const std::string& name) {
   return static_cast<int>(scene.objects.size()) - 1;
 }
 
+void reserveVertices(Scene& scene, std::size_t vertices, std::size_t objects) {
+  Vertices& V = scene.vertices;
+  const std::size_t n = V.x.size() + vertices;
+  V.x.reserve(n);
+  V.v.reserve(n);
+  V.t.reserve(n);
+  V.mass.reserve(n);
+  V.minv.reserve(n);
+  V.object.reserve(n);
+  scene.isolated.reserve(n);
+  scene.objects.reserve(scene.objects.size() + objects);
+}
+
 int addVertex(Scene& scene, const Vec3& x, const Vec3& v, double mass, bool scripted) {
   if (scene.objects.empty()) beginObject(scene, "object");
   if (!(mass > 0.0) || !std::isfinite(mass))
@@ -96,6 +109,9 @@ void addGravity(Scene& scene, const Vec3& g, double step, double fallback) {
     }
     for (int a = 0; a < e.n; ++a) hmin[e.v[a]] = std::min(hmin[e.v[a]], e.h);
   }
+  std::size_t more = 0;
+  for (int a = 0; a < n; ++a) more += !(scene.vertices.scripted(a) || has[a]);
+  scene.forces.reserve(scene.forces.size() + more);  // one growth to the exact size
   for (int a = 0; a < n; ++a) {
     if (scene.vertices.scripted(a) || has[a]) continue;
     ForceElement e = makeGravity(a, scene.vertices.mass[a], g);

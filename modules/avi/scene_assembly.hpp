@@ -22,6 +22,9 @@ struct StepRule {
 // Sets e.h by the rule, from the stencil's masses and current (rest) positions in `scene`.
 void assignStep(ForceElement& e, const Scene& scene, const StepRule& rule);
 
+// Room for `vertices` more vertices in `objects` more objects (their arrays grow once, to the
+// exact size: a generator of N balls peaks at one copy of each array, not two).
+void reserveVertices(Scene& scene, std::size_t vertices, std::size_t objects);
 // Starts a new object; returns its index. Vertices added next belong to it (addVertex).
 int beginObject(Scene& scene, const std::string& name);
 // Appends a vertex to the current (last) object; mass > 0; scripted vertices get minv = 0.

@@ -250,17 +250,15 @@ double maxDiff(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
 }
 
 // `partition`: the Domain's placement rule (object_partition.hpp); the serial reference is the same.
-// The forces held over the ranks (README decision 48): at more than one rank the Domain's scene
-// keeps no force list, each rank's held indices increase, and every force of the scene is held
+// The forces held over the ranks (README decision 48): the Domain's scene keeps no force list
+// (at one rank the serial engine holds it), each rank's held indices increase, and every force of the scene is held
 // somewhere (a force lost in a migration would fail here and in the tick counts).
 void checkHeldForces(const Domain& d, std::size_t sceneForces) {
   const Comm world = Comm::world();
   const std::vector<std::int32_t>& mine = d.heldForces();
   EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end()));
   EXPECT_TRUE(std::adjacent_find(mine.begin(), mine.end()) == mine.end());
-  if (world.size() > 1) {
-    EXPECT_TRUE(d.scene().forces.empty());
-  }
+  EXPECT_TRUE(d.scene().forces.empty()) << "a whole force list beside the engines'";
   std::vector<std::int64_t> own(mine.begin(), mine.end());
   std::vector<std::int64_t> all = world.allgatherv(own);
   std::sort(all.begin(), all.end());
