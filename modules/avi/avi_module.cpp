@@ -423,7 +423,7 @@ std::string AviModule::summary() const {
                       ", certificate expiries ", totals_.certExpiries, ", script ", totals_.script,
                       ", certificate reschedules ", totals_.reschedules, " (",
                       all > 0 ? d(totals_.reschedules) / all : 0.0, " per event); intersections 0");
-  if (domain_->scene().vertices.size() > 0 && st.windows > 0)
+  if (!domain_->scene().vertices.mass.empty() && st.windows > 0)
     s += str("; domain: ", st.epochs, " epochs, ", st.windows, " windows, ", st.rollbacks, " rollbacks (", st.tickRollbacks,
              " for a tick inside a window), ",
              st.migrations, " migrations");

@@ -227,6 +227,17 @@ void CandidatePairs::find(const Scene& scene, const Vertices& verts, double t, s
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
+void CandidatePairs::releaseBuffers() {
+  std::vector<Vec3>().swap(xs_);
+  std::vector<geometry::Aabb<2>>().swap(boxes2_);
+  std::vector<geometry::Aabb<3>>().swap(boxes3_);
+  std::vector<geometry::BodyPair>().swap(bodyPairs_);
+  std::vector<int>().swap(selected_);
+  std::vector<std::uint8_t>().swap(marked_);
+  hash2_ = geometry::SpatialHash<2>();
+  hash3_ = geometry::SpatialHash<3>();
+}
+
 void CandidatePairs::trianglePairs(const Scene& scene, const std::vector<Vec3>& x,
                                    std::vector<std::pair<std::int32_t, std::int32_t>>& out) {
   out.clear();

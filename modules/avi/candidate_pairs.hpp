@@ -35,11 +35,17 @@ class CandidatePairs {
   // Candidate pair keys for the positions at time t, sorted by key, into `out`.
   // `near` (per vertex, may be null; the hash method only): only the pairs with a primitive that
   // has a vertex marked in `near` are needed. The hash then holds only the primitives whose box
-  // meets the bounding box of the marked primitives' boxes (a rank's region in a partitioned
-  // run, README decision 57): every needed pair is found (its other box meets a marked box, so
-  // the region), others may be missing. With compact regions the cost falls as 1 / ranks.
+  // meets a cell of a coarse grid that a marked primitive's box meets (a rank's region in a
+  // partitioned run, README decision 57): every needed pair is found (its other box meets a
+  // marked box, so a marked cell), others may be missing. With compact regions the cost falls
+  // as 1 / ranks.
   void find(const Scene& scene, const Vertices& verts, double t, std::vector<PairKey>& out,
             const std::vector<std::uint8_t>* near = nullptr);
+
+  // Frees the buffers find() keeps for its next call (positions, boxes, hash tables): for a
+  // broad phase queried once, as a partitioned engine's is (it never rebuilds its pairs; the
+  // Domain starts a new epoch instead), they would otherwise hold O(N) memory for the epoch.
+  void releaseBuffers();
 
   // Pairs of non-adjacent contact triangles (no shared vertex) whose boxes overlap for the
   // positions x (3D), sorted: candidates of the intersection diagnostics.

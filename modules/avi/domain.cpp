@@ -136,12 +136,20 @@ struct RawState {
   std::vector<double> t;
 };
 
+// (x, v, t) of some vertices, by index.
+struct LocalState {
+  std::vector<std::int32_t> index;
+  std::vector<Vec3> x, v;
+  std::vector<double> t;
+};
+
 }  // namespace
 
 namespace {
 
-// A copy of `scene` without its force list and what engines never read (objects, drawing lists);
-// `scene` is only borrowed: those lists are swapped out for the copy and back.
+// A copy of `scene` without its force list, its vertex state (x, v, t) and what engines never
+// read (objects, drawing lists); `scene` is only borrowed: those lists are swapped out for the
+// copy and back.
 Scene copyForEngine(Scene& scene) {
   Scene s;
   Scene out;
@@ -150,6 +158,9 @@ Scene copyForEngine(Scene& scene) {
     out.objects.swap(scene.objects);
     out.drawTriangles.swap(scene.drawTriangles);
     out.drawEdges.swap(scene.drawEdges);
+    out.vertices.x.swap(scene.vertices.x);
+    out.vertices.v.swap(scene.vertices.v);
+    out.vertices.t.swap(scene.vertices.t);
   };
   swapOut();
   try {
@@ -162,19 +173,26 @@ Scene copyForEngine(Scene& scene) {
   return s;
 }
 
-// The serial engine of a one-rank Domain: it takes the scene's force list (no second copy); the
-// Domain keeps the rest of the scene.
-std::unique_ptr<Engine> serialEngine(Scene& scene, const EngineOptions& options, const EngineStart& start = {},
-                                     const RawState* state = nullptr) {
+// The serial engine of a one-rank Domain, started from `state`: it takes the scene's force list
+// (no second copy); the Domain keeps the rest of the scene.
+std::unique_ptr<Engine> serialEngine(Scene& scene, RawState state, const EngineOptions& options,
+                                     const EngineStart& start = {}) {
   Scene s = copyForEngine(scene);
-  if (state) {
-    s.vertices.x = state->x;
-    s.vertices.v = state->v;
-    s.vertices.t = state->t;
-  }
+  s.vertices.x = std::move(state.x);
+  s.vertices.v = std::move(state.v);
+  s.vertices.t = std::move(state.t);
   s.forces = std::move(scene.forces);
   scene.forces.clear();
   return std::make_unique<Engine>(std::move(s), options, start);
+}
+
+// The vertex state (x, v, t) taken out of `scene` (the engines hold it from then on).
+RawState takeState(Scene& scene) {
+  RawState st;
+  st.x.swap(scene.vertices.x);
+  st.v.swap(scene.vertices.v);
+  st.t.swap(scene.vertices.t);
+  return st;
 }
 
 }  // namespace
@@ -194,13 +212,18 @@ Scene engineScene(Scene& scene, const ForceShare& share, Partition& p) {
 }
 
 Scene engineScene(Scene& scene, Partition& p) {
-  return engineScene(scene, shareForces(scene.forces, p.owner, p.rank), p);
+  Scene s = engineScene(scene, shareForces(scene.forces, p.owner, p.rank), p);
+  s.vertices.x = scene.vertices.x;
+  s.vertices.v = scene.vertices.v;
+  s.vertices.t = scene.vertices.t;
+  return s;
 }
 
 struct Domain::Impl {
   Comm comm;
   la::Backend* backend = nullptr;
-  Scene scene;           // at more than one rank without its forces: see `held`
+  Scene scene;           // without its forces (`held`) and its vertex state (the engines hold it)
+  int nv = 0;            // vertices
   ForceShare held;       // the forces touching this rank's vertices (all of them at one rank)
   EngineOptions options;
   int size = 1, rank = 0;
@@ -219,9 +242,11 @@ struct Domain::Impl {
   std::vector<GhostState> lastGhost;  // what the engine holds for each ghost
   std::vector<Vec3> ghostDv;
   std::vector<std::pair<int, Vec3>> received;
-  // Epoch start (replicated): the state every replay restarts from.
+  // Epoch start: the state every replay restarts from. The engine holds every vertex's state but
+  // changes only its owned and ghost vertices', so only those are kept here (start0); a replay
+  // puts them back into the engine's arrays. The active layers are replicated.
   double epochStart = 0.0;
-  RawState state0;
+  LocalState start0;
   std::vector<ActiveLayers> layers0;
   double epochCap = kInf;  // epoch end imposed by a rollback
   bool sameOwners = false;  // the partition of this epoch equals the last one
@@ -315,12 +340,45 @@ struct Domain::Impl {
     KINEMA_CHECK(k == all.size(), "avi domain: gathered ", all.size(), " values, expected ", k);
   }
 
-  // The engine's counters and time shares into the totals, then the engine freed.
+  // The engine's counters and time shares into the totals, its forces back to `held`, then the
+  // engine freed.
   void retireEngine() {
     if (!engine) return;
     addCounters(committed, engine->counters());
     addShares(shares, engine->timeShares());
+    held.forces = engine->takeScene().forces;
     engine.reset();
+  }
+
+  // The epoch-start state of every vertex from the engine (which changed only its owned and
+  // ghost vertices) and start0; the engine's forces back to `held`; the engine freed.
+  RawState takeStartState() {
+    Scene back = engine->takeScene();
+    engine.reset();
+    held.forces = std::move(back.forces);
+    RawState st{std::move(back.vertices.x), std::move(back.vertices.v), std::move(back.vertices.t)};
+    for (std::size_t i = 0; i < start0.index.size(); ++i) {
+      const auto a = static_cast<std::size_t>(start0.index[i]);
+      st.x[a] = start0.x[i];
+      st.v[a] = start0.v[i];
+      st.t[a] = start0.t[i];
+    }
+    return st;
+  }
+
+  // start0 from a new engine: the state of its owned and ghost vertices at the epoch start.
+  void keepStartState() {
+    const Vertices& V = engine->vertices();
+    start0 = LocalState{};
+    const auto keep = [&](std::int32_t a) {
+      const auto k = static_cast<std::size_t>(a);
+      start0.index.push_back(a);
+      start0.x.push_back(V.x[k]);
+      start0.v.push_back(V.v[k]);
+      start0.t.push_back(V.t[k]);
+    };
+    for (std::int32_t a : ownedBy[static_cast<std::size_t>(rank)]) keep(a);
+    for (std::int32_t a : engine->ghostVertices()) keep(a);
   }
 
   // gatherRaw and gatherLayers in one collective at an epoch end: per rank, its owned (x, v, t)
@@ -345,7 +403,7 @@ struct Domain::Impl {
     // rank's peak does not hold both.
     const auto n = static_cast<std::size_t>(V.size());
     retireEngine();  // V dangles from here
-    state0 = RawState{};
+    start0 = LocalState{};
     const std::vector<double> all = comm.allgatherv(mine);
     st.x.assign(n, Vec3::Zero());
     st.v.assign(n, Vec3::Zero());
@@ -408,18 +466,26 @@ struct Domain::Impl {
   mutable std::unique_ptr<CandidatePairs> triangleBroad;  // broad phase of the triangle tests
 
   // ---- epochs ----
-  void buildEngine() {
+  // The engine of this epoch from the state `st` of every vertex at its start. It takes the held
+  // forces (exactly those touching an owned vertex, in scene order) and the state; retireEngine
+  // and takeStartState give them back.
+  void buildEngine(RawState st) {
     engine.reset();
     // The start establishes this rank's pairs only, so it may fail on one rank alone.
     guarded([&] {
-      Scene own = engineScene(scene, held, partition);
-      own.vertices.x = state0.x;
-      own.vertices.v = state0.v;
-      own.vertices.t = state0.t;
+      Scene own = copyForEngine(scene);
+      partition.forceIndex = held.index;
+      partition.gravityElements = held.gravityElements;
+      own.forces = std::move(held.forces);
+      held.forces.clear();
+      own.vertices.x = std::move(st.x);
+      own.vertices.v = std::move(st.v);
+      own.vertices.t = std::move(st.t);
       engine = std::make_unique<Engine>(std::move(own), options, EngineStart{epochStart, layers0}, &partition);
     });
     const std::int64_t who = comm.min(failure ? std::int64_t{rank} : std::int64_t{size});
     if (who < size) rethrowFailure(static_cast<int>(who));
+    keepStartState();
     const Engine& e = *engine;
     std::vector<std::int32_t> published;
     for (std::int32_t a : e.boundaryVertices())
@@ -447,11 +513,10 @@ struct Domain::Impl {
                  " (the broad phase expires at once)");
     retireEngine();
     epochStart = T;
-    state0 = std::move(st);
     layers0 = std::move(layers);
     epochCap = kInf;
     const double t0 = seconds();
-    ObjectPartition p = partitionObjects(scene, layers0, size, objectRank, rule, state0.x);
+    ObjectPartition p = partitionObjects(scene, layers0, size, objectRank, rule, st.x);
     stats.migrations += p.migrations;
     objectRank = std::move(p.objectRank);
     partition.rank = rank;
@@ -467,7 +532,7 @@ struct Domain::Impl {
     ownedBy.assign(static_cast<std::size_t>(size), {});
     for (std::size_t a = 0; a < partition.owner.size(); ++a)
       ownedBy[static_cast<std::size_t>(partition.owner[a])].push_back(static_cast<std::int32_t>(a));
-    buildEngine();
+    buildEngine(std::move(st));
     stats.epochSeconds += seconds() - t0;
     ++stats.epochs;
   }
@@ -479,7 +544,7 @@ struct Domain::Impl {
     KINEMA_CHECK(stalls < 64, "avi domain: no progress over 64 rollbacks at t = ", epochStart);
     sameOwners = true;
     const double t0 = seconds();
-    buildEngine();
+    buildEngine(takeStartState());
     stats.epochSeconds += seconds() - t0;
     epochCap = cap;
     time = epochStart;
@@ -596,10 +661,11 @@ Domain::Domain(Comm comm, la::Backend& backend, Scene scene, const EngineOptions
   d.options = options;
   d.rule = partitionRuleFromName(options.partition);
   d.scene = std::move(scene);
+  d.nv = d.scene.vertices.size();
   if (d.size == 1) {
-    d.held.index.resize(d.scene.forces.size());  // every force, held in the scene itself
+    d.held.index.resize(d.scene.forces.size());  // every force, held by the serial engine
     std::iota(d.held.index.begin(), d.held.index.end(), std::int32_t{0});
-    d.engine = serialEngine(d.scene, d.options);
+    d.engine = serialEngine(d.scene, takeState(d.scene), d.options);
     return;
   }
   {
@@ -618,8 +684,7 @@ Domain::Domain(Comm comm, la::Backend& backend, Scene scene, const EngineOptions
     throw InputError(str("avi: at ", d.size, " ranks every step must lie on a dyadic lattice "
                          "(avi.integrator.dyadic_base > 0, README decision 57, step 1), got dyadic_base = ",
                          options.dyadicBase));
-  const Vertices& V = d.scene.vertices;
-  d.startEpoch(0.0, RawState{V.x, V.v, V.t}, {});
+  d.startEpoch(0.0, takeState(d.scene), {});
 }
 
 Domain::~Domain() = default;
@@ -760,7 +825,7 @@ void Domain::save(EngineState& out) const {
 
 void Domain::load(const EngineState& in) {
   Impl& d = *impl_;
-  const auto nv = static_cast<std::int64_t>(d.scene.vertices.size());
+  const auto nv = static_cast<std::int64_t>(d.nv);
   if (in.ints.size() < 5 || in.ints[0] != kStateTag || in.ints[1] != kStateVersion)
     throw InputError("avi: the checkpoint state was not written by this version of the avi domain");
   const std::int64_t N = in.ints[2], L = in.ints[3], E = in.ints[4];
@@ -792,10 +857,12 @@ void Domain::load(const EngineState& in) {
       EngineState sub;
       sub.ints.assign(in.ints.begin() + 5 + L * kLayerInts, in.ints.end());
       sub.reals.assign(in.reals.begin() + 1 + 7 * N, in.reals.end());
-      d.engine = serialEngine(d.scene, d.options);
+      // Built at T from the saved state (valid there; the scene's initial state is gone), then
+      // load() restores the engine's own state over it.
+      d.engine = serialEngine(d.scene, std::move(st), d.options, EngineStart{T, std::move(layers)});
       d.engine->load(sub);
     } else {
-      d.engine = serialEngine(d.scene, d.options, EngineStart{T, std::move(layers)}, &st);
+      d.engine = serialEngine(d.scene, std::move(st), d.options, EngineStart{T, std::move(layers)});
     }
     d.time = T;
     return;

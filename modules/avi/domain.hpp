@@ -47,11 +47,12 @@ struct DomainStats {
 };
 
 // The scene one rank's engine runs (README decision 48): a copy of `scene` with only the forces
-// of `share` touching a vertex that p.rank owns (p.owner), and without the objects and drawing
-// lists, which engines do not read; fills p.forceIndex and p.gravityElements. `scene` is only
-// borrowed: its lists are swapped out for the copy and back (its own forces are not read).
+// of `share` touching a vertex that p.rank owns (p.owner), without the objects and drawing
+// lists, which engines do not read, and without the vertex state x, v, t (the caller sets it:
+// the Domain from the epoch's start state); fills p.forceIndex and p.gravityElements. `scene` is
+// only borrowed: its lists are swapped out for the copy and back (its own forces are not read).
 Scene engineScene(Scene& scene, const ForceShare& share, Partition& p);
-// The same with the share taken from scene.forces, the whole list.
+// The same with the share taken from scene.forces, the whole list, and the state from scene.
 Scene engineScene(Scene& scene, Partition& p);
 
 class Domain {
@@ -75,8 +76,9 @@ class Domain {
   // when the serial engine state is used).
   void save(EngineState& out) const;
   void load(const EngineState& in);
-  // The scene as given, except that its force list is empty: at one rank the serial engine
-  // holds it, at more each rank holds only the forces touching its vertices (heldForces),
+  // The scene as given, except that its force list and its vertices' state (x, v, t) are empty:
+  // the engines hold the state (gatherPositions gives it); at one rank the serial engine holds
+  // the forces, at more each rank holds only the forces touching its vertices (heldForces),
   // README decision 48.
   const Scene& scene() const;
   // The scene indices of the forces this rank holds (increasing); every force at one rank.

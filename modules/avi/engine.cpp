@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "framework/core/error.hpp"
 #include "modules/avi/engine_impl.hpp"
@@ -53,6 +54,7 @@ const TimeShares& Engine::timeShares() const {
 }
 const Scene& Engine::scene() const { return impl_->scene; }
 const Vertices& Engine::vertices() const { return impl_->scene.vertices; }
+Scene Engine::takeScene() { return std::move(impl_->scene); }
 const std::vector<KickRecord>& Engine::kicks() const { return impl_->kicks; }
 
 int Engine::deepestActive(const PairKey& key) const {

@@ -140,6 +140,9 @@ class Engine {
   const TimeShares& timeShares() const;
   const Scene& scene() const;
   const Vertices& vertices() const;
+  // Moves the engine's scene out (its forces with their steps on the engine's lattice, and the
+  // vertex state), for the next engine of a Domain; the engine must only be destroyed after.
+  Scene takeScene();
   int deepestActive(const PairKey& key) const;  // 0 if the pair is not a candidate / inactive
   std::vector<ActiveLayers> activeLayers() const;  // owned pairs with deepest >= 1, sorted by key
   const std::vector<KickRecord>& kicks() const;

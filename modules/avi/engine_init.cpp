@@ -90,6 +90,7 @@ void Engine::Impl::setupPartition(const Partition* partition, double t0) {
     // Only pairs with an owned primitive matter here (this rank's pairs, its boundary and ghost
     // vertices), so the broad phase looks only around the owned region.
     broad.find(scene, V, t0, allKeys, &ownedVertex);
+    broad.releaseBuffers();  // queried once: the Domain ends the epoch instead of a rebuild
     auto markIfMixed = [&](const std::int32_t* v, int m) {
       bool mixed = false;
       for (int i = 1; i < m; ++i) mixed = mixed || owner[v[i]] != owner[v[0]];

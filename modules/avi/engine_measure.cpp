@@ -22,21 +22,27 @@ Measurement Engine::Impl::measure(double T) const {
   const int n = V.size();
   Measurement m;
   m.time = T;
-  xs.resize(n);
-  for (int a = 0; a < n; ++a) xs[a] = V.at(a, T);  // drifted copies (README decision 58)
+  // Drifted copies (README decision 58); a partitioned engine drifts on the fly instead (its
+  // vertices are the whole scene's, the copies would be O(N) per rank).
+  if (!partitioned) {
+    xs.resize(n);
+    for (int a = 0; a < n; ++a) xs[a] = V.at(a, T);
+  }
+  const auto pos = [&](int a) -> Vec3 { return partitioned ? V.at(a, T) : xs[a]; };
   for (int a = 0; a < n; ++a) {
     if (!ownedVertex[a] || V.scripted(a)) continue;
     const double ma = V.mass[a];
     m.kinetic += 0.5 * ma * V.v[a].squaredNorm();
     m.momentum += ma * V.v[a];
-    m.angularMomentum += ma * xs[a].cross(V.v[a]);
-    if (!hasGravityElements) m.gravity -= ma * scene.gravity.dot(xs[a]);
+    const Vec3 xa = pos(a);
+    m.angularMomentum += ma * xa.cross(V.v[a]);
+    if (!hasGravityElements) m.gravity -= ma * scene.gravity.dot(xa);
   }
   Vec3 x[4];
   for (std::size_t i = 0; i < scene.forces.size(); ++i) {
     if (!forceOwned[i]) continue;
     const ForceElement& f = scene.forces[i];
-    for (int k = 0; k < f.n; ++k) x[k] = xs[f.v[k]];
+    for (int k = 0; k < f.n; ++k) x[k] = pos(f.v[k]);
     if (f.kind == ForceKind::Gravity) {
       if (!V.scripted(f.v[0])) m.gravity += energy(f, x);
     } else {
@@ -46,8 +52,8 @@ Measurement Engine::Impl::measure(double T) const {
   // Contact: the barrier B(d) (s = 1) of every candidate pair, distances, active layers.
   Vec3 xa[3], xb[3];
   for (const ContactPair& p : pairs) {
-    for (int i = 0; i < p.na; ++i) xa[i] = xs[p.a[i]];
-    for (int i = 0; i < p.nb; ++i) xb[i] = xs[p.b[i]];
+    for (int i = 0; i < p.na; ++i) xa[i] = pos(p.a[i]);
+    for (int i = 0; i < p.nb; ++i) xb[i] = pos(p.b[i]);
     const geometry::ClosestPoints cp = closestPoints(p, xa, xb, scene.planes);
     m.minDistance = std::min(m.minDistance, cp.d);
     if (!(cp.d > 0.0) || cp.degenerate) {

@@ -109,12 +109,13 @@ void bisect(std::vector<Centroid>& items, std::size_t first, std::size_t last, i
 Placement placeByBisection(const Scene& scene, const std::vector<Vec3>& x, const std::vector<int>& cluster,
                            const std::vector<int>& roots, const std::vector<std::int64_t>& size, int ranks,
                            std::int64_t splitAbove) {
-  const Vertices& V = scene.vertices;
-  KINEMA_CHECK(static_cast<int>(x.size()) == V.size(), "avi partition: bisection needs one position per vertex, got ",
-               x.size(), " for ", V.size());
+  const Vertices& V = scene.vertices;  // its object indices (the positions are x)
+  const int nv = static_cast<int>(V.object.size());
+  KINEMA_CHECK(static_cast<int>(x.size()) == nv, "avi partition: bisection needs one position per vertex, got ",
+               x.size(), " for ", nv);
   std::vector<Vec3> sum(cluster.size(), Vec3::Zero());
   std::vector<Centroid> items;
-  for (int a = 0; a < V.size(); ++a) {
+  for (int a = 0; a < nv; ++a) {
     const auto r = static_cast<std::size_t>(cluster[static_cast<std::size_t>(V.object[static_cast<std::size_t>(a)])]);
     if (size[r] > splitAbove) items.push_back(Centroid{x[static_cast<std::size_t>(a)], 1, static_cast<int>(r), a});
     else sum[r] += x[static_cast<std::size_t>(a)];
@@ -127,7 +128,7 @@ Placement placeByBisection(const Scene& scene, const std::vector<Vec3>& x, const
   }
   Placement out;
   out.clusterRank.assign(cluster.size(), 0);
-  out.vertexRank.assign(static_cast<std::size_t>(V.size()), -1);
+  out.vertexRank.assign(static_cast<std::size_t>(nv), -1);
   bisect(items, 0, items.size(), 0, ranks, out);
   return out;
 }
@@ -154,10 +155,11 @@ ObjectPartition partitionObjects(const Scene& scene, const std::vector<ActiveLay
                                  int ranks, const std::vector<int>& previous, PartitionRule rule,
                                  const std::vector<Vec3>& x) {
   if (ranks < 1) throw InputError(str("avi partition: the rank count must be >= 1, got ", ranks));
+  // Only the vertices' object indices are read (a Domain's scene holds no positions: x gives them).
   const Vertices& V = scene.vertices;
-  const int nv = V.size();
-  KINEMA_CHECK(static_cast<int>(V.object.size()) == nv, "avi partition: vertices.object has ",
-               V.object.size(), " entries for ", nv, " vertices");
+  const int nv = static_cast<int>(V.object.size());
+  KINEMA_CHECK(V.mass.size() == V.object.size(), "avi partition: vertices.object has ", V.object.size(),
+               " entries for ", V.mass.size(), " vertices");
   const int no = objectCount(scene);
   std::vector<std::int64_t> count(static_cast<std::size_t>(no), 0);
   for (int a = 0; a < nv; ++a) {
