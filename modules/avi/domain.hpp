@@ -14,6 +14,8 @@
 //    Partition and only the forces touching its owned vertices, so it queues only its own events;
 //    the Domain itself keeps only those forces (ForceShare, force_share.hpp), and the forces of
 //    vertices that change ranks move with them (one all-to-all per epoch, README decision 48);
+//    the engine takes the forces and the start state rather than copies, and the Domain keeps
+//    only its owned and ghost vertices' start state for a replay;
 //  - within an epoch, windows: T* = global min of the next sync event (an event touching a
 //    boundary vertex; certificates of boundary pairs are not sync events under the certificate
 //    lookahead, which bounds T* by the first tick of the layer each would activate, README
