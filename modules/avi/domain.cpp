@@ -471,7 +471,9 @@ struct Domain::Impl {
   // and takeStartState give them back.
   void buildEngine(RawState st) {
     engine.reset();
-    // The start establishes this rank's pairs only, so it may fail on one rank alone.
+    // The start establishes this rank's pairs only, so it may fail on one rank alone. A failed
+    // start leaves the Domain unusable (its forces and state went into the failed engine); the
+    // error is thrown on every rank.
     guarded([&] {
       Scene own = copyForEngine(scene);
       partition.forceIndex = held.index;
