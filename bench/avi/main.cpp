@@ -660,7 +660,7 @@ void partRanks(bool quick, const RanksSizes& sizes, const std::string& backendNa
           "or whole objects and clusters contiguously in scene order (scene_order), balanced by vertex count, ghosts "
           "through the backend's vectors. Wall = the slowest rank's time in advanceTo; s / simulated s = wall / T. "
           "|dE| = |E_all(T) - E_1(T)| / |E(0)|. Events / s / rank = events / wall / ranks. Memory per rank from "
-          "/proc/self/status, the largest over the run's ranks: peak = VmHWM (reset before the Domain is built), "
+          "/proc/self/status, the largest over the run's ranks: peak = VmHWM (reset before the run builds its scene), "
           "growth = peak - RSS before it (what the scene, the Domain and its run added: each run builds the scene "
           "and moves it into the Domain, as the CLI does). The goal of issue 17 is peak <= 1.3 peak_1 / P + F, peak_1 the 1-rank "
           "peak and F the fixed overhead: the resident size with MPI and the backend initialised and no scene built, "
