@@ -197,22 +197,19 @@ RawState takeState(Scene& scene) {
 
 }  // namespace
 
-// (domain.hpp) Only the forces of the share touching an owned vertex, in scene order: same-time
-// ties run in the serial order.
-Scene engineScene(Scene& scene, const ForceShare& share, Partition& p) {
+// (domain.hpp) The share's forces moved in: same-time ties run in the serial (scene) order.
+Scene engineScene(Scene& scene, ForceShare& share, Partition& p) {
   Scene s = copyForEngine(scene);
-  p.forceIndex.clear();
+  p.forceIndex = share.index;
   p.gravityElements = share.gravityElements;
-  for (std::size_t i = 0; i < share.forces.size(); ++i) {
-    if (!touchesRank(share.forces[i], p.owner, p.rank)) continue;
-    s.forces.push_back(share.forces[i]);
-    p.forceIndex.push_back(share.index[i]);
-  }
+  s.forces = std::move(share.forces);
+  share.forces.clear();
   return s;
 }
 
 Scene engineScene(Scene& scene, Partition& p) {
-  Scene s = engineScene(scene, shareForces(scene.forces, p.owner, p.rank), p);
+  ForceShare share = shareForces(scene.forces, p.owner, p.rank);
+  Scene s = engineScene(scene, share, p);
   s.vertices.x = scene.vertices.x;
   s.vertices.v = scene.vertices.v;
   s.vertices.t = scene.vertices.t;
@@ -475,11 +472,7 @@ struct Domain::Impl {
     // start leaves the Domain unusable (its forces and state went into the failed engine); the
     // error is thrown on every rank.
     guarded([&] {
-      Scene own = copyForEngine(scene);
-      partition.forceIndex = held.index;
-      partition.gravityElements = held.gravityElements;
-      own.forces = std::move(held.forces);
-      held.forces.clear();
+      Scene own = engineScene(scene, held, partition);
       own.vertices.x = std::move(st.x);
       own.vertices.v = std::move(st.v);
       own.vertices.t = std::move(st.t);

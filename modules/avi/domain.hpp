@@ -48,12 +48,13 @@ struct DomainStats {
                                  // (the epoch gather is in syncSeconds)
 };
 
-// The scene one rank's engine runs (README decision 48): a copy of `scene` with only the forces
-// of `share` touching a vertex that p.rank owns (p.owner), without the objects and drawing
-// lists, which engines do not read, and without the vertex state x, v, t (the caller sets it:
-// the Domain from the epoch's start state); fills p.forceIndex and p.gravityElements. `scene` is
-// only borrowed: its lists are swapped out for the copy and back (its own forces are not read).
-Scene engineScene(Scene& scene, const ForceShare& share, Partition& p);
+// The scene one rank's engine runs (README decision 48): a copy of `scene` without its force
+// list, its vertex state x, v, t (the caller sets it: the Domain from the epoch's start state),
+// and the objects and drawing lists, which engines do not read; the forces of `share`, which
+// must be exactly those touching a vertex p.rank owns (shareForces, migrateForces), are moved in
+// (the Domain takes them back from the engine). Fills p.forceIndex and p.gravityElements.
+// `scene` is only borrowed: its lists are swapped out for the copy and back.
+Scene engineScene(Scene& scene, ForceShare& share, Partition& p);
 // The same with the share taken from scene.forces, the whole list, and the state from scene.
 Scene engineScene(Scene& scene, Partition& p);
 
