@@ -181,18 +181,27 @@ Hdf5ProbeSettings hdf5ProbeSettingsFromEnv() {
   return s;
 }
 
-std::string probeHdf5InChild(const std::string& file, const Hdf5ProbeSettings& settings) {
-  if (!settings.enabled) return {};
-  std::error_code ec;
-  const std::uint64_t fileBytes = std::filesystem::file_size(file, ec);
-  if (ec) return {};  // the open that follows reports it
+namespace {
+
+// How one child ended.
+struct ChildEnd {
+  bool started = false;   // a child ran (no verdict otherwise)
+  bool finished = false;  // it ended within the timeout (else it was killed)
+  bool reaped = false;    // its status is known
+  int status = 0;
+};
+
+// Forks one child that walks `file` (childWalk) and waits for it at most the timeout.
+ChildEnd runChild(const std::string& file, std::uint64_t fileBytes, const Hdf5ProbeSettings& settings,
+                  int attempt) {
+  ChildEnd end;
   // The child holds the write end of a pipe: its end (by any cause) closes it, which wakes the
   // poll below at once.
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     log::warn("cannot start a process to check ", file, " (pipe: ", std::strerror(errno),
               "); reading it without the check");
-    return {};
+    return end;
   }
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -201,17 +210,18 @@ std::string probeHdf5InChild(const std::string& file, const Hdf5ProbeSettings& s
     ::close(fds[1]);
     log::warn("cannot start a process to check ", file, " (fork: ", std::strerror(err),
               "); reading it without the check");
-    return {};
+    return end;
   }
   if (pid == 0) {
     ::close(fds[0]);
+    if (settings.beforeWalk != nullptr) settings.beforeWalk(attempt);
     childWalk(file, fileBytes);
   }
+  end.started = true;
   ::close(fds[1]);
   timespec t0{};
   ::clock_gettime(CLOCK_MONOTONIC, &t0);
-  bool ended = false;
-  while (!ended) {
+  while (!end.finished) {
     timespec now{};
     ::clock_gettime(CLOCK_MONOTONIC, &now);
     const double left = settings.timeoutSeconds - (static_cast<double>(now.tv_sec - t0.tv_sec) +
@@ -221,23 +231,22 @@ std::string probeHdf5InChild(const std::string& file, const Hdf5ProbeSettings& s
     const int r = ::poll(&p, 1, static_cast<int>(std::ceil(std::min(left, 3600.0) * 1000)));
     if (r > 0) {
       char c;
-      ended = ::read(fds[0], &c, 1) <= 0;  // the child writes nothing: end of file = it ended
+      end.finished = ::read(fds[0], &c, 1) <= 0;  // the child writes nothing: end of file = it ended
     } else if (r < 0 && errno != EINTR) {
       break;
     }
   }
   ::close(fds[0]);
-  int status = 0;
-  if (!ended) ::kill(pid, SIGKILL);
+  if (!end.finished) ::kill(pid, SIGKILL);
   pid_t r;
-  while ((r = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  while ((r = ::waitpid(pid, &end.status, 0)) < 0 && errno == EINTR) {
   }
-  if (r != pid) return {};  // reaped elsewhere (a SIGCHLD handler): no verdict
-  if (!ended)
-    return str("HDF5: ", file, " is damaged or too slow to read: reading its metadata (links, object "
-               "headers, attributes, dataset layouts) in a child process did not finish within ",
-               settings.timeoutSeconds, " s (a damaged file can make HDF5 loop without end); on a slow "
-               "file system raise KINEMA_HDF5_CHECK_TIMEOUT (docs/reliability.md)");
+  end.reaped = r == pid;  // else reaped elsewhere (a SIGCHLD handler): no verdict
+  return end;
+}
+
+// The verdict on a child that finished: "" when it walked the file (or gave no verdict).
+std::string verdict(const std::string& file, int status) {
   const std::string prefix = str("HDF5: ", file, " is damaged: the HDF5 library ", H5_VERS_MAJOR, ".",
                                  H5_VERS_MINOR, ".", H5_VERS_RELEASE, " ");
   const std::string suffix =
@@ -257,6 +266,32 @@ std::string probeHdf5InChild(const std::string& file, const Hdf5ProbeSettings& s
     return prefix + str("ended with status ", code) + suffix;
   }
   return {};
+}
+
+}  // namespace
+
+std::string probeHdf5InChild(const std::string& file, const Hdf5ProbeSettings& settings) {
+  if (!settings.enabled) return {};
+  std::error_code ec;
+  const std::uint64_t fileBytes = std::filesystem::file_size(file, ec);
+  if (ec) return {};  // the open that follows reports it
+  ChildEnd end = runChild(file, fileBytes, settings, 0);
+  if (end.started && !end.finished) {
+    // A child that hangs may be held by a lock that another thread of this process (an MPI
+    // progress thread, a sanitizer runtime's allocator) held when it forked, which the child
+    // then never sees released; a second child, forked later, is not. A file that makes HDF5
+    // loop hangs both.
+    log::warn("the check of ", file, " in a child process did not finish within ", settings.timeoutSeconds,
+              " s; checking it once more in a new child process (docs/reliability.md)");
+    end = runChild(file, fileBytes, settings, 1);
+  }
+  if (!end.started || !end.reaped) return {};
+  if (!end.finished)
+    return str("HDF5: ", file, " is damaged or too slow to read: reading its metadata (links, object "
+               "headers, attributes, dataset layouts) in a child process did not finish within ",
+               settings.timeoutSeconds, " s, twice (a damaged file can make HDF5 loop without end); on a "
+               "slow file system raise KINEMA_HDF5_CHECK_TIMEOUT (docs/reliability.md)");
+  return verdict(file, end.status);
 }
 
 }  // namespace kinema::io
