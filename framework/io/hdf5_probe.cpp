@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -189,12 +190,33 @@ struct ChildEnd {
   bool finished = false;  // it ended within the timeout (else it was killed)
   bool reaped = false;    // its status is known
   int status = 0;
+  std::string state;      // of a child killed at the timeout: what /proc said of it then
 };
+
+// "running", "sleeping in futex_wait_queue", ...: a hung child's scheduler state and the kernel
+// function it waits in (/proc/PID/stat and wchan), for the warning; "" when /proc is not there.
+std::string processState(pid_t pid) {
+  std::ifstream stat(str("/proc/", pid, "/stat"));
+  std::string line;
+  if (!std::getline(stat, line)) return {};
+  const std::size_t close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size()) return {};
+  const char code = line[close + 2];
+  std::string state = code == 'R' ? "running" : code == 'S' ? "sleeping" : code == 'D' ? "in uninterruptible wait"
+                    : code == 'T' || code == 't' ? "stopped" : str("in state ", code);
+  std::ifstream wchan(str("/proc/", pid, "/wchan"));
+  std::string where;
+  if (std::getline(wchan, where) && !where.empty() && where != "0") state += " in " + where;
+  return state;
+}
 
 // Forks one child that walks `file` (childWalk) and waits for it at most the timeout.
 ChildEnd runChild(const std::string& file, std::uint64_t fileBytes, const Hdf5ProbeSettings& settings,
                   int attempt) {
   ChildEnd end;
+  // HDF5 is initialised here, so that the child does not: parallel HDF5's initialisation calls MPI
+  // (it attaches a callback to MPI_COMM_SELF), and the child makes no MPI call.
+  if (H5open() < 0) return end;
   // The child holds the write end of a pipe: its end (by any cause) closes it, which wakes the
   // poll below at once.
   int fds[2];
@@ -237,7 +259,10 @@ ChildEnd runChild(const std::string& file, std::uint64_t fileBytes, const Hdf5Pr
     }
   }
   ::close(fds[0]);
-  if (!end.finished) ::kill(pid, SIGKILL);
+  if (!end.finished) {
+    end.state = processState(pid);
+    ::kill(pid, SIGKILL);
+  }
   pid_t r;
   while ((r = ::waitpid(pid, &end.status, 0)) < 0 && errno == EINTR) {
   }
@@ -281,8 +306,9 @@ std::string probeHdf5InChild(const std::string& file, const Hdf5ProbeSettings& s
     // progress thread, a sanitizer runtime's allocator) held when it forked, which the child
     // then never sees released; a second child, forked later, is not. A file that makes HDF5
     // loop hangs both.
-    log::warn("the check of ", file, " in a child process did not finish within ", settings.timeoutSeconds,
-              " s; checking it once more in a new child process (docs/reliability.md)");
+    log::warn("the check of ", file, " in a child process did not finish within ", settings.timeoutSeconds, " s",
+              end.state.empty() ? std::string() : " (the child was " + end.state + ")",
+              "; checking it once more in a new child process (docs/reliability.md)");
     end = runChild(file, fileBytes, settings, 1);
   }
   if (!end.started || !end.reaped) return {};
