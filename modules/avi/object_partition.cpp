@@ -66,6 +66,54 @@ struct Placement {
   std::vector<int> vertexRank;   // per vertex: its rank if its cluster is split, else -1
 };
 
+// The order of items along `axis`: by coordinate, ties by cluster and vertex (a strict total order:
+// no two items share both, so the order, and every set cut from it, is unique).
+struct AlongAxis {
+  int axis;
+  bool operator()(const Centroid& a, const Centroid& b) const {
+    if (a.c[axis] != b.c[axis]) return a.c[axis] < b.c[axis];
+    return a.root < b.root || (a.root == b.root && a.vertex < b.vertex);
+  }
+};
+
+// Rearranges items [first, last) so that [first, cut) holds the items that come, in the order
+// along `axis`, before the first item i with (2 before_i + w_i) ranks >= target (before_i: the
+// weight of the items before i; the left-hand side grows along the order), and returns cut. The
+// same sets as a sort followed by that scan, by weighted quickselect: expected O(n) instead of
+// O(n log n), the bisection's largest cost at every epoch start (docs/benchmarks/avi.md, "Scaling
+// model").
+std::size_t weightedCut(std::vector<Centroid>& items, std::size_t first, std::size_t last, int axis,
+                        std::int64_t target, int ranks) {
+  const AlongAxis less{axis};
+  std::int64_t before = 0;  // weight of the items known to come before [first, last)
+  auto at = [&](std::size_t i) { return items.begin() + static_cast<std::ptrdiff_t>(i); };
+  while (last - first > 16) {
+    // Pivot: the median of three, moved to the end of the range, then the smaller ones to the front.
+    const std::size_t mid = first + (last - first) / 2;
+    std::size_t p = mid;
+    const Centroid &a = items[first], &b = items[mid], &c = items[last - 1];
+    if (less(a, b)) p = less(b, c) ? mid : (less(a, c) ? last - 1 : first);
+    else p = less(a, c) ? first : (less(b, c) ? last - 1 : mid);
+    std::swap(items[p], items[last - 1]);
+    const Centroid pivot = items[last - 1];
+    const auto split = std::partition(at(first), at(last - 1), [&](const Centroid& x) { return less(x, pivot); });
+    const auto k = static_cast<std::size_t>(split - items.begin());
+    std::swap(items[k], items[last - 1]);  // the pivot between the smaller and the larger ones
+    std::int64_t below = 0;
+    for (std::size_t i = first; i < k; ++i) below += items[i].weight;
+    if ((2 * (before + below) + pivot.weight) * ranks >= target) {
+      last = k;  // the pivot, and everything after it, is at or after the cut
+    } else {
+      before += below + pivot.weight;  // the cut comes after the pivot
+      first = k + 1;
+    }
+  }
+  std::sort(at(first), at(last), less);
+  std::size_t cut = first;
+  while (cut < last && (2 * before + items[cut].weight) * ranks < target) before += items[cut++].weight;
+  return cut;
+}
+
 // Recursive coordinate bisection of items [first, last) over ranks [rank0, rank0 + ranks).
 void bisect(std::vector<Centroid>& items, std::size_t first, std::size_t last, int rank0, int ranks,
             Placement& out) {
@@ -89,17 +137,10 @@ void bisect(std::vector<Centroid>& items, std::size_t first, std::size_t last, i
   const Vec3 extent = hi - lo;
   int axis = 0;
   while (axis < 2 && extent[axis] < kAxisSlack * extent.maxCoeff()) ++axis;
-  const auto begin = items.begin() + static_cast<std::ptrdiff_t>(first);
-  std::sort(begin, items.begin() + static_cast<std::ptrdiff_t>(last), [axis](const Centroid& a, const Centroid& b) {
-    if (a.c[axis] != b.c[axis]) return a.c[axis] < b.c[axis];
-    return a.root < b.root || (a.root == b.root && a.vertex < b.vertex);
-  });
   // The first part takes the items whose weight midpoint lies below its share left / ranks of
-  // the total: (before + w / 2) < total * left / ranks, in integers.
+  // the total, in the order along the axis: (before + w / 2) < total * left / ranks, in integers.
   const int left = ranks / 2;
-  std::size_t cut = first;
-  std::int64_t before = 0;
-  while (cut < last && (2 * before + items[cut].weight) * ranks < 2 * total * left) before += items[cut++].weight;
+  const std::size_t cut = weightedCut(items, first, last, axis, 2 * total * left, ranks);
   bisect(items, first, cut, rank0, left, out);
   bisect(items, cut, last, rank0 + left, ranks - left, out);
 }

@@ -348,3 +348,102 @@ TEST(AviObjectPartition, BisectionCutsAnObjectLargerThanTheThreshold) {
   const ObjectPartition one = partitionObjects(s, {}, 1, {}, PartitionRule::Bisection, x);
   for (int r : one.owner) EXPECT_EQ(r, 0);
 }
+
+namespace {
+
+// The bisection as first written (a full sort along the axis at every level, then the weighted
+// scan), for scenes without active layers (every object its own cluster): the owner of every
+// vertex. The module selects the cut by weighted quickselect instead; the sets must be the same.
+struct RefItem {
+  Vec3 c;
+  std::int64_t weight;
+  int root, vertex;
+};
+
+void refBisect(std::vector<RefItem>& items, std::size_t first, std::size_t last, int rank0, int ranks,
+               std::vector<int>& clusterRank, std::vector<int>& vertexRank) {
+  if (ranks == 1 || last - first <= 1) {
+    for (std::size_t i = first; i < last; ++i) {
+      if (items[i].vertex >= 0) vertexRank[static_cast<std::size_t>(items[i].vertex)] = rank0;
+      else clusterRank[static_cast<std::size_t>(items[i].root)] = rank0;
+    }
+    return;
+  }
+  Vec3 lo = items[first].c, hi = items[first].c;
+  std::int64_t total = 0;
+  for (std::size_t i = first; i < last; ++i) {
+    lo = lo.cwiseMin(items[i].c);
+    hi = hi.cwiseMax(items[i].c);
+    total += items[i].weight;
+  }
+  const Vec3 extent = hi - lo;
+  int axis = 0;
+  while (axis < 2 && extent[axis] < 0.9 * extent.maxCoeff()) ++axis;
+  std::sort(items.begin() + static_cast<std::ptrdiff_t>(first), items.begin() + static_cast<std::ptrdiff_t>(last),
+            [axis](const RefItem& a, const RefItem& b) {
+              if (a.c[axis] != b.c[axis]) return a.c[axis] < b.c[axis];
+              return a.root < b.root || (a.root == b.root && a.vertex < b.vertex);
+            });
+  const int left = ranks / 2;
+  std::size_t cut = first;
+  std::int64_t before = 0;
+  while (cut < last && (2 * before + items[cut].weight) * ranks < 2 * total * left) before += items[cut++].weight;
+  refBisect(items, first, cut, rank0, left, clusterRank, vertexRank);
+  refBisect(items, cut, last, rank0 + left, ranks - left, clusterRank, vertexRank);
+}
+
+std::vector<int> referenceOwners(const Scene& s, const std::vector<Vec3>& x, int ranks) {
+  const int nv = s.vertices.size();
+  const int no = objectCount(s);
+  std::vector<std::int64_t> size(static_cast<std::size_t>(no), 0);
+  for (int a = 0; a < nv; ++a) ++size[static_cast<std::size_t>(s.vertices.object[static_cast<std::size_t>(a)])];
+  const std::int64_t splitAbove = splitThreshold(nv, ranks);
+  std::vector<Vec3> sum(static_cast<std::size_t>(no), Vec3::Zero());
+  std::vector<RefItem> items;
+  for (int a = 0; a < nv; ++a) {
+    const int o = s.vertices.object[static_cast<std::size_t>(a)];
+    if (size[static_cast<std::size_t>(o)] > splitAbove) items.push_back(RefItem{x[static_cast<std::size_t>(a)], 1, o, a});
+    else sum[static_cast<std::size_t>(o)] += x[static_cast<std::size_t>(a)];
+  }
+  for (int o = 0; o < no; ++o) {
+    const std::int64_t n = size[static_cast<std::size_t>(o)];
+    if (n > splitAbove) continue;
+    const Vec3 c = n > 0 ? Vec3(sum[static_cast<std::size_t>(o)] / static_cast<double>(n)) : Vec3::Zero();
+    items.push_back(RefItem{c, n, o, -1});
+  }
+  std::vector<int> clusterRank(static_cast<std::size_t>(no), 0), vertexRank(static_cast<std::size_t>(nv), -1);
+  refBisect(items, 0, items.size(), 0, ranks, clusterRank, vertexRank);
+  std::vector<int> owner(static_cast<std::size_t>(nv));
+  for (int a = 0; a < nv; ++a) {
+    const auto k = static_cast<std::size_t>(a);
+    owner[k] = vertexRank[k] >= 0 ? vertexRank[k] : clusterRank[static_cast<std::size_t>(s.vertices.object[k])];
+  }
+  return owner;
+}
+
+}  // namespace
+
+// The cut of each bisection level is chosen by weighted quickselect (expected linear time, not a
+// sort): every vertex lands where the sort-based bisection puts it. Objects of 1-6 vertices (the
+// weights), one object split vertex by vertex, and positions on a coarse lattice, so that many
+// items tie on the cut axis and the tie-break decides.
+TEST(AviObjectPartition, BisectionByQuickselectPlacesAsTheSortDoes) {
+  std::mt19937 rng(2026);
+  std::uniform_int_distribution<int> objectSize(1, 6), cell(0, 9);
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<int> sizes;
+    int n = 0;
+    while (n < 3000) {
+      sizes.push_back(objectSize(rng));
+      n += sizes.back();
+    }
+    sizes.push_back(trial == 0 ? 1 : 400);  // split above N / (2 P) at every rank count below
+    const Scene s = objectsOfSizes(sizes);
+    std::vector<Vec3> x(static_cast<std::size_t>(s.vertices.size()));
+    for (Vec3& p : x) p = Vec3(cell(rng), 0.5 * cell(rng), trial % 2 ? 0.0 : 2.0 * cell(rng));
+    for (int ranks : {2, 3, 4, 5, 7, 8, 16}) {
+      const ObjectPartition p = partitionObjects(s, {}, ranks, {}, PartitionRule::Bisection, x);
+      EXPECT_EQ(p.owner, referenceOwners(s, x, ranks)) << "trial " << trial << ", " << ranks << " ranks";
+    }
+  }
+}
