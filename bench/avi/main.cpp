@@ -460,6 +460,9 @@ struct DomainRun {
   Counters c;
   DomainStats stats;
   double peakMb = 0.0, growthMb = 0.0;  // max over the run's ranks: VmHWM, VmHWM - RSS before the Domain
+  // CPU seconds of event processing and of epoch starts (DomainStats' *CpuSeconds): the largest
+  // rank's and the sum over ranks.
+  double eventCpuMax = 0.0, eventCpuSum = 0.0, epochCpuMax = 0.0, epochCpuSum = 0.0;
 };
 
 // The scene is built inside the measured region and moved into the Domain, as the CLI builds it
@@ -483,6 +486,10 @@ DomainRun runDomain(const Comm& comm, la::Backend& backend, const std::function<
     }
     r.c = d.counters();
     r.stats = d.stats();
+    r.eventCpuMax = comm.max(r.stats.eventCpuSeconds);
+    r.eventCpuSum = comm.sum(r.stats.eventCpuSeconds);
+    r.epochCpuMax = comm.max(r.stats.epochCpuSeconds);
+    r.epochCpuSum = comm.sum(r.stats.epochCpuSeconds);
   } catch (const std::exception& ex) {
     r.ok = false;
     r.error = ex.what();
@@ -491,6 +498,30 @@ DomainRun runDomain(const Comm& comm, la::Backend& backend, const std::function<
   r.peakMb = comm.max(static_cast<double>(peak) / 1024.0);
   r.growthMb = comm.max(static_cast<double>(peak - rss0) / 1024.0);
   return r;
+}
+
+// The inputs of the scaling model (docs/benchmarks/avi.md, "Scaling model"): per rank count, the
+// CPU seconds of event processing and of epoch starts (the largest rank's, and the sum over ranks
+// against the 1-rank run's: the work added by the partition), the epochs and windows, and the
+// wall seconds outside both per window (synchronisation; meaningful only up to the core count).
+void modelInputs(const DomainRun& one, const std::vector<int>& counts, const std::vector<DomainRun>& sweep) {
+  md << "Scaling-model inputs (CPU seconds per rank, from the thread's clock: valid with more ranks than cores; "
+        "the wall-time columns only up to the core count):\n\n"
+     << "| ranks | event CPU max (s) | CPU sum / 1 rank | epoch CPU max (s) | epoch CPU per epoch, max (s) | "
+        "epochs | windows | wall - CPU max (s) | per window (ms) |\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  const auto row = [&](int ranks, const DomainRun& r) {
+    const double rest = r.seconds - r.eventCpuMax - r.epochCpuMax;
+    md << "| " << ranks << " | " << fmt("%.3g", r.eventCpuMax) << " | "
+       << fmt("%.3f", (r.eventCpuSum + r.epochCpuSum) / std::max(1e-9, one.eventCpuSum + one.epochCpuSum)) << " | "
+       << fmt("%.3g", r.epochCpuMax) << " | "
+       << fmt("%.3g", r.epochCpuMax / std::max<double>(1.0, static_cast<double>(r.stats.epochs))) << " | "
+       << r.stats.epochs << " | " << r.stats.windows << " | " << fmt("%.3g", rest) << " | "
+       << fmt("%.3g", 1e3 * rest / std::max<double>(1.0, static_cast<double>(r.stats.windows))) << " |\n";
+  };
+  row(1, one);
+  for (std::size_t k = 0; k < counts.size(); ++k) row(counts[k], sweep[k]);
+  md << "\n";
 }
 
 // One scene of part 3: 1 rank, all ranks with bisection, all ranks with scene order (optional);
@@ -596,6 +627,7 @@ void ranksScene(const RanksScene& rs, la::Backend& backend, const std::string& b
        << fmt("%.2f", ordered.seconds / std::max(1e-9, all.seconds)) << "; |dE| = "
        << sci(std::abs(ordered.m.total() - one.m.total()) / e0) << ".";
   md << "\n\n";
+  modelInputs(one, counts, sweep);
   const std::string tag = "ranks, " + rs.label + ": ";
   check(one.ok, tag + "the 1-rank run finishes (" + one.error + ")");
   for (std::size_t k = 0; k < counts.size(); ++k) {

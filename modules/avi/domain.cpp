@@ -47,6 +47,8 @@
 #include <limits>
 #include <numeric>
 
+#include <time.h>
+
 #include "framework/core/error.hpp"
 #include "framework/geometry/primitive_distance.hpp"
 #include "framework/la/index_map.hpp"
@@ -124,6 +126,13 @@ void addShares(TimeShares& s, const TimeShares& c) {
 
 double seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// CPU time of this thread (DomainStats' *CpuSeconds).
+double cpuSeconds() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 // The state of every vertex as its owner stores it: position x at its own time t and segment
@@ -382,6 +391,7 @@ struct Domain::Impl {
   // then its layer records (int32 entries, exact as doubles). Retires the engine.
   void gatherEpoch(RawState& st, std::vector<ActiveLayers>& layers) {
     const double t0 = seconds();
+    double c0 = cpuSeconds();
     const Vertices& V = engine->vertices();
     std::vector<double> mine;
     const std::vector<ActiveLayers> own = engine->activeLayers();
@@ -401,7 +411,9 @@ struct Domain::Impl {
     const auto n = static_cast<std::size_t>(V.size());
     retireEngine();  // V dangles from here
     start0 = LocalState{};
+    stats.epochCpuSeconds += cpuSeconds() - c0;
     const std::vector<double> all = comm.allgatherv(mine);
+    c0 = cpuSeconds();
     st.x.assign(n, Vec3::Zero());
     st.v.assign(n, Vec3::Zero());
     st.t.assign(n, 0.0);
@@ -426,6 +438,7 @@ struct Domain::Impl {
     }
     KINEMA_CHECK(k == all.size(), "avi domain: gathered ", all.size(), " values, expected ", k);
     normalise(layers);
+    stats.epochCpuSeconds += cpuSeconds() - c0;
     stats.syncSeconds += seconds() - t0;
   }
 
@@ -467,6 +480,7 @@ struct Domain::Impl {
   // forces (exactly those touching an owned vertex, in scene order) and the state; retireEngine
   // and takeStartState give them back.
   void buildEngine(RawState st) {
+    double c0 = cpuSeconds();
     engine.reset();
     // The start establishes this rank's pairs only, so it may fail on one rank alone. A failed
     // start leaves the Domain unusable (its forces and state went into the failed engine); the
@@ -478,13 +492,16 @@ struct Domain::Impl {
       own.vertices.t = std::move(st.t);
       engine = std::make_unique<Engine>(std::move(own), options, EngineStart{epochStart, layers0}, &partition);
     });
+    stats.epochCpuSeconds += cpuSeconds() - c0;
     const std::int64_t who = comm.min(failure ? std::int64_t{rank} : std::int64_t{size});
     if (who < size) rethrowFailure(static_cast<int>(who));
+    c0 = cpuSeconds();
     keepStartState();
     const Engine& e = *engine;
     std::vector<std::int32_t> published;
     for (std::int32_t a : e.boundaryVertices())
       if (partition.owner[static_cast<std::size_t>(a)] == rank) published.push_back(a);
+    stats.epochCpuSeconds += cpuSeconds() - c0;
     const double t0 = seconds();
     // The vectors and maps of the last epoch serve again if nobody's ghosts or boundary changed
     // (one reduction instead of building index maps and ghosted vectors).
@@ -511,6 +528,7 @@ struct Domain::Impl {
     layers0 = std::move(layers);
     epochCap = kInf;
     const double t0 = seconds();
+    double c0 = cpuSeconds();
     ObjectPartition p = partitionObjects(scene, layers0, size, objectRank, rule, st.x);
     stats.migrations += p.migrations;
     objectRank = std::move(p.objectRank);
@@ -521,12 +539,15 @@ struct Domain::Impl {
       held = shareForces(scene.forces, p.owner, rank);
       std::vector<ForceElement>().swap(scene.forces);
     } else if (!sameOwners) {
-      migrateForces(held, comm, partition.owner, p.owner);
+      stats.epochCpuSeconds += cpuSeconds() - c0;
+      migrateForces(held, comm, partition.owner, p.owner);  // all-to-all (the sorting and merging untimed)
+      c0 = cpuSeconds();
     }
     partition.owner = std::move(p.owner);
     ownedBy.assign(static_cast<std::size_t>(size), {});
     for (std::size_t a = 0; a < partition.owner.size(); ++a)
       ownedBy[static_cast<std::size_t>(partition.owner[a])].push_back(static_cast<std::int32_t>(a));
+    stats.epochCpuSeconds += cpuSeconds() - c0;
     buildEngine(std::move(st));
     stats.epochSeconds += seconds() - t0;
     ++stats.epochs;
@@ -539,7 +560,10 @@ struct Domain::Impl {
     KINEMA_CHECK(stalls < 64, "avi domain: no progress over 64 rollbacks at t = ", epochStart);
     sameOwners = true;
     const double t0 = seconds();
-    buildEngine(takeStartState());
+    const double c0 = cpuSeconds();
+    RawState st = takeStartState();
+    stats.epochCpuSeconds += cpuSeconds() - c0;
+    buildEngine(std::move(st));
     stats.epochSeconds += seconds() - t0;
     epochCap = cap;
     time = epochStart;
@@ -622,6 +646,7 @@ struct Domain::Impl {
       }
       // Window end: the earliest sync event, broad-phase expiry or epoch end over all ranks.
       Ts = candidate;
+      const double c0 = cpuSeconds();
       guarded([&] {
         engine->processBefore(Ts);  // rank-local events only: no boundary vertex changes
         // A sync event queued before Ts (a layer tick from a boundary certificate activating
@@ -637,6 +662,7 @@ struct Domain::Impl {
         // processAt that README decision 57, step 4 describes would copy the same values; it is skipped.
         engine->processAt(Ts);
       });
+      stats.eventCpuSeconds += cpuSeconds() - c0;
       exchangeImpulses(Ts);
       refreshGhosts();
       ++stats.windows;
@@ -687,7 +713,9 @@ Domain::~Domain() = default;
 void Domain::advanceTo(double T) {
   Impl& d = *impl_;
   if (!d.partitioned()) {
+    const double c0 = cpuSeconds();
     d.engine->advanceTo(T);
+    d.stats.eventCpuSeconds += cpuSeconds() - c0;
     d.time = d.engine->time();
     return;
   }

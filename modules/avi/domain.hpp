@@ -46,6 +46,13 @@ struct DomainStats {
   double syncSeconds = 0.0;      // time in ghost exchange and reductions
   double epochSeconds = 0.0;     // time in epoch starts and rollbacks: partition, engine builds
                                  // (the epoch gather is in syncSeconds)
+  // This rank's CPU time (its thread's clock) in its own work, without the collectives (an MPI
+  // wait may spin, and spinning is not work): the inputs of the scaling model of
+  // docs/benchmarks/avi.md, valid with more ranks than cores.
+  double eventCpuSeconds = 0.0;  // event processing (at one rank: the engine's advanceTo, its
+                                 // broad-phase rebuilds included)
+  double epochCpuSeconds = 0.0;  // epoch starts and rollbacks: placement, engine builds, the start
+                                 // state kept for a replay, packing and unpacking the gathered state
 };
 
 // The scene one rank's engine runs (README decision 48): a copy of `scene` without its force
