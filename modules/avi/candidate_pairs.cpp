@@ -102,12 +102,13 @@ void CandidatePairs::addPair(const Scene& scene, const Vertices& verts, int i, i
 }
 
 void CandidatePairs::addPlanes(const Scene& scene, const Vertices& verts, double t, bool filter,
-                               std::vector<PairKey>& out) const {
+                               std::vector<PairKey>& out, const std::vector<std::uint8_t>* near) const {
   const double reach = 2.0 * scene.eta + margin_;
   for (std::size_t q = 0; q < scene.planes.size(); ++q) {
     const Plane& pl = scene.planes[q];
     for (int i = 0; i < np_; ++i) {
       const int a = scene.contactPoints[i];
+      if (near && !(*near)[static_cast<std::size_t>(a)]) continue;  // a pair of one vertex: near or not at all
       if (verts.scripted(a)) continue;
       if (filter && pl.normal.dot(verts.at(a, t)) - pl.offset > reach) continue;
       PairKey key;
@@ -221,7 +222,7 @@ void CandidatePairs::find(const Scene& scene, const Vertices& verts, double t, s
         bp.j = selected_[static_cast<std::size_t>(bp.j)];
       }
     for (const geometry::BodyPair& bp : bodyPairs_) addPair(scene, verts, bp.i, bp.j, out);
-    addPlanes(scene, verts, t, true, out);
+    addPlanes(scene, verts, t, true, out, near);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

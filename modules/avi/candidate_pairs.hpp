@@ -37,8 +37,8 @@ class CandidatePairs {
   // has a vertex marked in `near` are needed. The hash then holds only the primitives whose box
   // meets a cell of a coarse grid that a marked primitive's box meets (a rank's region in a
   // partitioned run, README decision 57): every needed pair is found (its other box meets a
-  // marked box, so a marked cell), others may be missing. With compact regions the cost falls
-  // as 1 / ranks.
+  // marked box, so a marked cell), others may be missing; point-plane pairs only for the marked
+  // points. With compact regions the cost of the hash falls as 1 / ranks.
   void find(const Scene& scene, const Vertices& verts, double t, std::vector<PairKey>& out,
             const std::vector<std::uint8_t>* near = nullptr);
 
@@ -82,8 +82,9 @@ class CandidatePairs {
   template <class Box>
   void keepNear(const Scene& scene, const std::vector<std::uint8_t>& near, std::vector<Box>& boxes);
   void addPair(const Scene& scene, const Vertices& verts, int i, int j, std::vector<PairKey>& out) const;
-  void addPlanes(const Scene& scene, const Vertices& verts, double t, bool filter,
-                 std::vector<PairKey>& out) const;
+  // Point-plane pairs (of the `near` points only, when given).
+  void addPlanes(const Scene& scene, const Vertices& verts, double t, bool filter, std::vector<PairKey>& out,
+                 const std::vector<std::uint8_t>* near = nullptr) const;
 
   bool all_ = false;
   double margin_ = 0.0;
