@@ -156,6 +156,10 @@ Placement placeByBisection(const Scene& scene, const std::vector<Vec3>& x, const
                x.size(), " for ", nv);
   std::vector<Vec3> sum(cluster.size(), Vec3::Zero());
   std::vector<Centroid> items;
+  std::size_t splitVertices = 0;
+  for (int r : roots)
+    if (size[static_cast<std::size_t>(r)] > splitAbove) splitVertices += static_cast<std::size_t>(size[static_cast<std::size_t>(r)]);
+  items.reserve(roots.size() + splitVertices);  // at most: every whole cluster and split vertex
   for (int a = 0; a < nv; ++a) {
     const auto r = static_cast<std::size_t>(cluster[static_cast<std::size_t>(V.object[static_cast<std::size_t>(a)])]);
     if (size[r] > splitAbove) items.push_back(Centroid{x[static_cast<std::size_t>(a)], 1, static_cast<int>(r), a});
