@@ -301,6 +301,7 @@ std::string probeHdf5InChild(const std::string& file, const Hdf5ProbeSettings& s
   const std::uint64_t fileBytes = std::filesystem::file_size(file, ec);
   if (ec) return {};  // the open that follows reports it
   ChildEnd end = runChild(file, fileBytes, settings, 0);
+  int tries = 1;
   if (end.started && !end.finished) {
     // A child that hangs may be held by a lock that another thread of this process (an MPI
     // progress thread, a sanitizer runtime's allocator) held when it forked, which the child
@@ -309,14 +310,19 @@ std::string probeHdf5InChild(const std::string& file, const Hdf5ProbeSettings& s
     log::warn("the check of ", file, " in a child process did not finish within ", settings.timeoutSeconds, " s",
               end.state.empty() ? std::string() : " (the child was " + end.state + ")",
               "; checking it once more in a new child process (docs/reliability.md)");
-    end = runChild(file, fileBytes, settings, 1);
+    ChildEnd second = runChild(file, fileBytes, settings, 1);
+    if (second.started) {  // else the first child's timeout stands
+      end = std::move(second);
+      tries = 2;
+    }
   }
-  if (!end.started || !end.reaped) return {};
+  if (!end.started) return {};
   if (!end.finished)
     return str("HDF5: ", file, " is damaged or too slow to read: reading its metadata (links, object "
                "headers, attributes, dataset layouts) in a child process did not finish within ",
-               settings.timeoutSeconds, " s, twice (a damaged file can make HDF5 loop without end); on a "
-               "slow file system raise KINEMA_HDF5_CHECK_TIMEOUT (docs/reliability.md)");
+               settings.timeoutSeconds, " s", tries == 2 ? ", twice" : "", " (a damaged file can make HDF5 loop "
+               "without end); on a slow file system raise KINEMA_HDF5_CHECK_TIMEOUT (docs/reliability.md)");
+  if (!end.reaped) return {};
   return verdict(file, end.status);
 }
 
