@@ -77,7 +77,13 @@ void Session::start(bool catchSignals) {
 
   // From here on SIGINT, SIGTERM and SIGUSR1 stop the run at the next step boundary (with a
   // checkpoint and a restart command) instead of killing it; before, nothing has been written.
-  if (catchSignals) this->catchSignals(true);
+  // The barrier: rank 0 writes status.yaml (the sign to a user or batch system that the run is
+  // under way) only once every rank has its handlers, so a signal sent to any rank after that
+  // stops the run; without it a rank still in its set-up died of the signal.
+  if (catchSignals) {
+    this->catchSignals(true);
+    comm_.barrier();
+  }
   if (checkOnly_) {
     checkOutputDirectory();
     return;

@@ -170,6 +170,33 @@ TEST(Lifecycle, SignalToOneOfTwoRanksStopsBothAtTheSameStep) {
   interruptAndContinue(dir, 2, SIGUSR1, "rank1", scene, dir + "/full");
 }
 
+// status.yaml on disk means every rank catches the stop signals, however far behind rank 0 a rank
+// is: here rank 1 sleeps a second at the end of its set-up (the demo plugin's pause keys), rank 0
+// writes status.yaml meanwhile, and SIGUSR1 to rank 1 then must stop the run, not kill rank 1.
+TEST(Lifecycle, EveryRankCatchesSignalsOnceStatusIsWritten) {
+  auto dir = test::scratchDir("lifecycle_slow_rank");
+  const std::string scene = dir + "/demo.yaml";
+  std::ofstream(scene) << "module: plugin_demo\n"
+                          "plugin_demo: {steps: 100, speed: 0.5, pause_setup_rank: 1, pause_setup: 1.0, pause_step: 0.05}\n"
+                          "run: {progress_seconds: 1000}\n";
+  const std::string out = dir + "/out";
+  Child c = start(mpiexec(2) + kinemaBin() + " run " + scene + " --plugin-path " + PLUGIN_DEMO + " --output " + out,
+                  dir + "/run.log");
+  ASSERT_GT(c.pid, 0);
+  ASSERT_TRUE(waitForStatus(out));
+  const std::string rank0 = readStatus(out)["pid"];
+  pid_t victim = 0;
+  for (pid_t p : childrenOf(c.pid))
+    if (std::to_string(p) != rank0) victim = p;
+  ASSERT_NE(victim, 0) << "no second rank found";
+  ASSERT_EQ(kill(victim, SIGUSR1), 0);
+  const int code = wait(c);
+  ASSERT_EQ(code, run::kExitInterrupted) << readFile(c.log);
+  EXPECT_EQ(readStatus(out)["state"], "interrupted");
+  EXPECT_EQ(readStatus(out)["signal"], "SIGUSR1");
+  EXPECT_LT(std::stol(readStatus(out)["steps_completed"]), 100);
+}
+
 TEST(Lifecycle, FailedRunsRestartCommandRunsWordForWord) {
   auto dir = test::scratchDir("lifecycle_fail");
   const std::string scene = writePile(dir, "eigen", 30);

@@ -1,7 +1,11 @@
 // plugin_demo: the smallest module that exercises a whole run, built as a plugin
 // (kinema_add_module(plugin_demo PLUGIN ...)) for tests/plugins/test_plugins.cpp. One point per rank
 // moves along x by plugin_demo.speed each step; it writes frames and checkpoints like any module.
+// The pause keys slow one rank's set-up or every step down, for tests of what a run does while one
+// rank is behind (tests/apps/test_lifecycle.cpp).
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "framework/core/error.hpp"
@@ -14,14 +18,22 @@ class DemoModule final : public run::Module {
   static void declare(ParamSchema& schema) {
     schema.addInt("plugin_demo.steps", 2, Range::closed(1, 1000), "steps of the run");
     schema.addReal("plugin_demo.speed", 1.0, Range::closed(-100, 100), "distance the point moves per step");
+    schema.addInt("plugin_demo.pause_setup_rank", -1, Range::closed(-1, 1 << 20),
+                  "the rank that sleeps plugin_demo.pause_setup seconds at the end of its set-up (-1: none)");
+    schema.addReal("plugin_demo.pause_setup", 0.0, Range::closed(0, 60), "seconds of that rank's pause");
+    schema.addReal("plugin_demo.pause_step", 0.0, Range::closed(0, 10), "seconds every rank sleeps in each step");
   }
   void setup(run::RunContext& ctx) override {
     steps_ = ctx.config.getInt("plugin_demo.steps");
     speed_ = ctx.config.getReal("plugin_demo.speed");
+    pauseStep_ = ctx.config.getReal("plugin_demo.pause_step");
+    if (ctx.config.getInt("plugin_demo.pause_setup_rank") == ctx.comm.rank())
+      std::this_thread::sleep_for(std::chrono::duration<double>(ctx.config.getReal("plugin_demo.pause_setup")));
   }
   long totalSteps() const override { return steps_; }
   double time() const override { return static_cast<double>(step_); }
   void step(run::RunContext&, io::Diagnostics::Row& row) override {
+    if (pauseStep_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(pauseStep_));
     ++step_;
     x_ += speed_;
     row.emplace_back("x", x_);
@@ -51,6 +63,7 @@ class DemoModule final : public run::Module {
   long steps_ = 0;
   long step_ = 0;
   double speed_ = 0;
+  double pauseStep_ = 0;
   double x_ = 0;
 };
 
