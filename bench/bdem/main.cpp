@@ -809,14 +809,23 @@ std::string loadAverage() {
   return f ? fmt("%.2f", a) : std::string("?");
 }
 
-std::string speedBackend = "petsc", speedPc = "amg", speedReuse = "full";
+std::string speedBackend = "petsc", speedPc, speedComparePc, speedReuse = "full";
 bool speedFreshPattern = false;  // the module default (bdem.fresh_pattern false)
 double speedScale = 1.0;
 int speedImplSteps = 2, speedExplSteps = 20;
 std::vector<std::string> speedScenes;
 
-IntegratorOptions speedImplicitOptions() {
-  IntegratorOptions o = implicitOptions("cg", speedPc);
+// The preconditioner of a scene's implicit runs: --speed-pc for every scene, else IC(0) for the
+// cloth (a sheet of yarns: GAMG's aggregates of the thin sheet make each CG iteration about six
+// times dearer than IC(0)'s at more iterations, docs/modules/bdem.md "Choosing the preconditioner")
+// and AMG for the solids.
+std::string speedPcFor(const std::string& scene) {
+  if (!speedPc.empty()) return speedPc;
+  return scene == "Cloth" ? "ic0" : "amg";
+}
+
+IntegratorOptions speedImplicitOptions(const std::string& pc) {
+  IntegratorOptions o = implicitOptions("cg", pc);
   o.newton.forcing = "fixed";  // the module's defaults (decision 27): CG to 1e-6
   o.newton.linear.rtol = 1e-6;
   o.newton.linear.reusePreconditioner = speedReuse;
@@ -833,7 +842,8 @@ void speed(bool quick) {
     md << "## 6. Speed of the implicit path at the paper's sizes\n\n"
        << "Each Table 1 scene at " << fmt("%.3g", scale) << " x the paper's particle count (geometry of section 1, "
           "particle radius scaled), implicit dt = the paper's dt_impl / T times T, explicit dt = 0.2 T. Implicit: "
-       << speedBackend << " CG + " << speedPc << ", reuse_preconditioner " << speedReuse
+       << speedBackend << " CG + the preconditioner of column pc (AMG = GAMG with the rigid-body near-null space), "
+          "reuse_preconditioner " << speedReuse
        << (speedFreshPattern ? ", a fresh Hessian pattern every step (bdem.fresh_pattern)"
                              : ", the Hessian pattern kept across steps (bdem.fresh_pattern false)")
        << ", Newton to the relative force residual 1e-4 with CG to 1e-6 (the module's defaults), " << stepsI
@@ -842,11 +852,20 @@ void speed(bool quick) {
           "(frame / dt, as the paper's table). Paper figures: Table 1, per step = s/frame / steps per frame. "
           "1 rank = rank 0 alone (Comm::self()); "
        << world.size() << " ranks = all ranks. Load = the 1-minute load average when the scene started.\n\n"
-       << "| scene | N paper | N | dt_impl/T | Newton/step | CG/step | impl. us/p-step 1 rank | paper impl. | ours / paper | "
+       << "| scene | pc | N paper | N | dt_impl/T | Newton/step | CG/step | impl. us/p-step 1 rank | paper impl. | ours / paper | "
           "expl. us/p-step 1 rank | paper expl. | impl/expl per step | impl/expl per frame | paper impl/expl per frame | "
           "impl. us/p-step " << world.size() << " ranks | expl. us/p-step " << world.size() << " ranks | impl/expl per frame "
        << world.size() << " ranks | load |\n"
-       << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+       << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  // --speed-compare-pc: each scene's 1-rank implicit steps again with another preconditioner, in the
+  // same run (the ratio is the figure; the load changes less between two runs a minute apart).
+  std::ostringstream compare;
+  if (!speedComparePc.empty())
+    compare << "1-rank implicit steps with the scene's preconditioner (column pc above) and with " << speedComparePc
+            << " (same steps, same run):\n\n"
+            << "| scene | N | pc | CG/step | us/p-step | " << speedComparePc << " CG/step | " << speedComparePc
+            << " us/p-step | " << speedComparePc << " / pc |\n"
+            << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   std::ostringstream phases;
   phases << "Phases of the 1-rank implicit steps (share of the step time): assemble = Hessian assembly (element loop, "
             "PSD projection, matrix fill), energy + gradient = Newton's f(x_0) and g_red, setup = preconditioner set-up, "
@@ -861,18 +880,21 @@ void speed(bool quick) {
     const System s = speedScene(row.name, std::max(100.0, scale * row.N));
     const double n = static_cast<double>(s.P.size());
     const double T = periodOf(s), dtI = row.ratio() * T, dtE = 0.2 * T;
-    if (world.isRoot()) progress("speed " + row.name + ": " + std::to_string(s.P.size()) + " particles, load " + load);
-    SimResult im1, ex1, imN, exN;
+    const std::string pc = speedPcFor(row.name);
+    if (world.isRoot())
+      progress("speed " + row.name + ": " + std::to_string(s.P.size()) + " particles, CG + " + pc + ", load " + load);
+    SimResult im1, ex1, imN, exN, imC;
     if (world.isRoot()) {
-      im1 = simulate(s, self, *backend, speedImplicitOptions(), dtI, stepsI);
+      im1 = simulate(s, self, *backend, speedImplicitOptions(pc), dtI, stepsI);
       progress("  1 rank implicit " + fmt("%.3g", im1.seconds / std::max(1L, im1.steps)) + " s/step" +
                (im1.ok ? "" : " " + im1.error));
       ex1 = simulate(s, self, *backend, explicitOptions(), dtE, stepsE);
+      if (!speedComparePc.empty()) imC = simulate(s, self, *backend, speedImplicitOptions(speedComparePc), dtI, stepsI);
     }
     idleBarrier(world);
     const bool multi = world.size() > 1 && (!quick || row.name == "Beam Stretch");
     if (multi) {
-      imN = simulate(s, world, *backend, speedImplicitOptions(), dtI, stepsI);
+      imN = simulate(s, world, *backend, speedImplicitOptions(pc), dtI, stepsI);
       exN = simulate(s, world, *backend, explicitOptions(), dtE, stepsE);
     }
     if (!world.isRoot()) continue;
@@ -881,7 +903,7 @@ void speed(bool quick) {
     // per frame: (c_I frame / dt_I) / (c_E frame / dt_E) = (c_I / c_E) (dt_E / dt_I)
     const double perFrame1 = i1 / e1 * dtE / dtI;
     const double paperFrame = row.sfImpl / row.sfExpl;
-    md << "| " << row.name << " | " << fmt("%.0f", row.N) << " | " << s.P.size() << " | " << fmt("%.1f", row.ratio())
+    md << "| " << row.name << " | " << pc << " | " << fmt("%.0f", row.N) << " | " << s.P.size() << " | " << fmt("%.1f", row.ratio())
        << " | " << fmt("%.1f", im1.newton / std::max(1L, im1.steps)) << " | " << fmt("%.0f", im1.cg / std::max(1L, im1.steps))
        << " | " << fmt("%.1f", i1) << " | " << fmt("%.1f", row.implMicros()) << " | " << fmt("%.2f", i1 / row.implMicros())
        << " | " << fmt("%.2f", e1) << " | " << fmt("%.2f", row.explMicros()) << " | " << fmt("%.0f", i1 / e1) << " | "
@@ -901,12 +923,21 @@ void speed(bool quick) {
            << pct(ph.newton.preconditioner) << " | " << pct(ph.newton.krylov) << " | " << pct(ph.newton.lineSearch)
            << " | " << pct(ph.contact) << " | " << pct(ph.fracture + ph.friction) << " | " << pct(ph.step - ph.sum())
            << " |\n";
+    if (!speedComparePc.empty()) {
+      const double c1 = micros(imC);
+      compare << "| " << row.name << " | " << s.P.size() << " | " << pc << " | "
+              << fmt("%.0f", im1.cg / std::max(1L, im1.steps)) << " | " << fmt("%.1f", i1) << " | "
+              << fmt("%.0f", imC.cg / std::max(1L, imC.steps)) << " | " << fmt("%.1f", c1) << " | "
+              << fmt("%.2f", c1 / i1) << " |" << (imC.ok ? "" : " error: " + imC.error) << "\n";
+      check(imC.ok && finiteState(imC), "speed " + row.name + ": the 1-rank implicit run with " + speedComparePc +
+                                            " finishes (" + imC.error + ")");
+    }
     check(im1.ok && finiteState(im1), "speed " + row.name + ": the 1-rank implicit run finishes (" + im1.error + ")");
     check(ex1.ok && finiteState(ex1), "speed " + row.name + ": the 1-rank explicit run finishes (" + ex1.error + ")");
     check(ph.sum() <= ph.step * (1 + 1e-12), "speed " + row.name + ": the phases sum to at most the step time");
     if (multi) check(imN.ok && exN.ok, "speed " + row.name + ": the all-rank runs finish (" + imN.error + exN.error + ")");
   }
-  if (world.isRoot()) md << "\n" << phases.str() << "\n";
+  if (world.isRoot()) md << "\n" << phases.str() << "\n" << (speedComparePc.empty() ? "" : compare.str() + "\n");
   simulateFreshPattern = false;
 }
 
@@ -941,6 +972,7 @@ int main(int argc, char** argv) {
     else if (a == "--speed-fresh-pattern") speedFreshPattern = true;
     else if (a == "--speed-backend") speedBackend = next();
     else if (a == "--speed-pc") speedPc = next();
+    else if (a == "--speed-compare-pc") speedComparePc = next();
     else {
       if (world.isRoot())
         std::cerr << "usage: bench_bdem [--quick] [--sections table1,table2,fig6,fig7,linear] [--table2-high] "
@@ -949,10 +981,12 @@ int main(int argc, char** argv) {
                      "[--linear-radius R] [--verbose-frames]\n"
                      "       [--speed-scale F] [--speed-scenes \"Beam Stretch,Plate,...\"] [--speed-steps N] "
                      "[--speed-explicit-steps N] [--speed-reuse none|interpolation|full] [--speed-fresh-pattern] [--speed-backend B] "
-                     "[--speed-pc P]\n";
+                     "[--speed-pc P] [--speed-compare-pc P]\n";
       return 64;
     }
   }
+  // The quick mode runs the preconditioner comparison too (with jacobi), so that its code cannot rot.
+  if (quick && speedComparePc.empty()) speedComparePc = "jacobi";
   auto has = [&](const char* s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
   // PETSc and Trilinos initialise lazily and collectively on the world communicator at their first
   // backend creation: create them on every rank here, before rank 0 creates them alone (section 5's
