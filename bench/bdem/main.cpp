@@ -854,9 +854,9 @@ void speed(bool quick) {
        << world.size() << " ranks = all ranks. Load = the 1-minute load average when the scene started.\n\n"
        << "| scene | pc | N paper | N | dt_impl/T | Newton/step | CG/step | impl. us/p-step 1 rank | paper impl. | ours / paper | "
           "expl. us/p-step 1 rank | paper expl. | impl/expl per step | impl/expl per frame | paper impl/expl per frame | "
-          "impl. us/p-step " << world.size() << " ranks | expl. us/p-step " << world.size() << " ranks | impl/expl per frame "
+          "CG/step " << world.size() << " ranks | impl. us/p-step " << world.size() << " ranks | expl. us/p-step " << world.size() << " ranks | impl/expl per frame "
        << world.size() << " ranks | load |\n"
-       << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+       << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   // --speed-compare-pc: each scene's 1-rank implicit steps again with another preconditioner, in the
   // same run (the ratio is the figure; the load changes less between two runs a minute apart).
   std::ostringstream compare;
@@ -910,9 +910,9 @@ void speed(bool quick) {
        << fmt("%.3f", perFrame1) << " | " << fmt("%.3f", paperFrame) << " | ";
     if (multi) {
       const double iN = micros(imN), eN = micros(exN);
-      md << fmt("%.1f", iN) << " | " << fmt("%.2f", eN) << " | " << fmt("%.3f", iN / eN * dtE / dtI);
+      md << fmt("%.0f", imN.cg / std::max(1L, imN.steps)) << " | " << fmt("%.1f", iN) << " | " << fmt("%.2f", eN) << " | " << fmt("%.3f", iN / eN * dtE / dtI);
     } else {
-      md << "- | - | -";
+      md << "- | - | - | -";
     }
     md << " | " << load << " |" << (im1.ok ? "" : " error: " + im1.error) << "\n";
     const StepPhases& ph = im1.phases;
